@@ -1,0 +1,63 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Every target is built in the Swift 6 language mode with strict concurrency (the default for
+// tools version 6.0); shared settings live here once.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Vitals",
+    platforms: [.macOS(.v13), .iOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "Vitals", targets: ["Vitals"]),
+        .library(name: "SignalProcessing", targets: ["SignalProcessing"]),
+        .library(name: "PulseDetection", targets: ["PulseDetection"]),
+        .library(name: "MotionAnalysis", targets: ["MotionAnalysis"]),
+        .library(name: "VitalsIO", targets: ["VitalsIO"]),
+        .executable(name: "vitals", targets: ["vitals"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // Filters, FFT, spectra, peaks, resampling, buffers, statistics. Pure Swift, no I/O.
+        .target(name: "SignalProcessing", swiftSettings: swiftSettings),
+        // Heart rate from a fingertip (and later a face): stages, HRV, the monitor component.
+        .target(name: "PulseDetection", dependencies: ["SignalProcessing"], swiftSettings: swiftSettings),
+        // Core Motion's model in portable Swift, and the fitness detectors.
+        .target(name: "MotionAnalysis", dependencies: ["SignalProcessing"], swiftSettings: swiftSettings),
+        // Readers (CSV, Y4M, video through ffmpeg, sensor logs) and writers (JSON, reports).
+        .target(
+            name: "VitalsIO",
+            dependencies: ["SignalProcessing", "PulseDetection", "MotionAnalysis"],
+            swiftSettings: swiftSettings
+        ),
+        // Thin adapters over AVFoundation / CoreMotion / HealthKit; empty on Linux.
+        .target(
+            name: "VitalsApple",
+            dependencies: ["PulseDetection", "MotionAnalysis"],
+            swiftSettings: swiftSettings
+        ),
+        // The umbrella an app imports: `import Vitals`.
+        .target(
+            name: "Vitals",
+            dependencies: ["SignalProcessing", "PulseDetection", "MotionAnalysis", "VitalsApple"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "vitals",
+            dependencies: [
+                "SignalProcessing", "PulseDetection", "MotionAnalysis", "VitalsIO",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "SignalProcessingTests", dependencies: ["SignalProcessing"], swiftSettings: swiftSettings),
+        .testTarget(name: "PulseDetectionTests", dependencies: ["PulseDetection"], swiftSettings: swiftSettings),
+        .testTarget(name: "MotionAnalysisTests", dependencies: ["MotionAnalysis"], swiftSettings: swiftSettings),
+        .testTarget(name: "VitalsIOTests", dependencies: ["VitalsIO"], swiftSettings: swiftSettings),
+    ]
+)

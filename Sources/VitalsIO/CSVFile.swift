@@ -1,0 +1,226 @@
+import Foundation
+
+/// An error reading or interpreting an input file, with a code a caller can switch on and a message
+/// a person can act on (for example "column 'ppg' not found in header: time,red,green").
+public struct InputError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// What went wrong, for programs.
+    public enum Code: String, Sendable {
+        case fileNotFound, unreadable, empty, notText, missingColumn, notANumber, nonFinite
+        case badTimestamps, badRate, tooShort, flatSignal, unsupportedFormat, toolMissing, corrupt
+    }
+    public var code: Code
+    public var message: String
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+    public var description: String { message }
+}
+
+/// A comma-separated text file with a header line, read once into memory and parsed on demand.
+///
+/// Fields are located lazily; numeric columns are converted with `strtod` semantics (decimal or
+/// exponent notation, surrounding spaces allowed). Empty fields read as NaN so callers can decide
+/// whether missing values are allowed.
+public struct CSVFile: Sendable {
+    /// The file's column names, in order, trimmed of spaces and quotes.
+    public let header: [String]
+    /// Where the text came from, for messages.
+    public let source: String
+    private let bytes: [UInt8]
+    private let bodyStart: Int
+    private let separator: UInt8
+
+    /// Reads `path` and its header line.
+    /// - Throws: `InputError` when the file is missing, empty, binary or has no header.
+    public init(path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw InputError(.fileNotFound, "\(path): no such file")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError(.unreadable, "\(path): cannot be read")
+        }
+        try self.init(bytes: [UInt8](data), source: path)
+    }
+
+    /// Parses CSV text already in memory. `hasHeader: false` names the columns `0`, `1`, ...
+    public init(bytes: [UInt8], source: String = "input", hasHeader: Bool = true) throws {
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            throw InputError(.empty, "\(source): file is empty")
+        }
+        if bytes.contains(0) {
+            throw InputError(.notText, "\(source): not a text CSV file (binary data)")
+        }
+        var start = 0
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }  // UTF-8 byte-order mark
+        let lineEnd = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+        var firstLine = Array(bytes[start..<lineEnd])
+        if firstLine.last == 0x0D { firstLine.removeLast() }
+        guard let text = String(validating: firstLine, as: UTF8.self) else {
+            throw InputError(.notText, "\(source): not a text CSV file (first line is not UTF-8)")
+        }
+        let sep: UInt8 = text.contains(",") || !text.contains("\t") ? UInt8(ascii: ",") : 0x09
+        let names = text.split(separator: Character(UnicodeScalar(sep)), omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \"'")) }
+        self.separator = sep
+        self.source = source
+        self.bytes = bytes
+        if hasHeader {
+            self.header = names
+            self.bodyStart = min(lineEnd + 1, bytes.count)
+        } else {
+            self.header = names.indices.map(String.init)
+            self.bodyStart = start
+        }
+    }
+
+    /// The index of the first column whose name matches one of `names` (case-insensitive).
+    public func columnIndex(_ names: String...) -> Int? {
+        columnIndex(anyOf: names)
+    }
+
+    /// The index of the first column whose name matches one of `names` (case-insensitive).
+    public func columnIndex(anyOf names: [String]) -> Int? {
+        for name in names {
+            if let i = header.firstIndex(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) { return i }
+        }
+        return nil
+    }
+
+    /// The index of the column `name`, or an error listing the columns that do exist.
+    public func requireColumn(_ name: String) throws -> Int {
+        guard let i = columnIndex(name) else {
+            throw InputError(.missingColumn,
+                             "\(source): column '\(name)' not found in header: \(header.joined(separator: ","))")
+        }
+        return i
+    }
+
+    /// Calls `body` once per non-blank data line with the byte ranges of its fields.
+    ///
+    /// - Complexity: O(file size); no allocation per line beyond the reused range array.
+    public func forEachRow(_ body: (_ line: Int, _ fields: [Range<Int>], _ bytes: UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        try bytes.withUnsafeBufferPointer { buf in
+            var ranges: [Range<Int>] = []
+            ranges.reserveCapacity(header.count)
+            var i = bodyStart
+            var line = bodyStart == 0 ? 1 : 2
+            let n = buf.count
+            while i < n {
+                var end = i
+                while end < n && buf[end] != 0x0A { end += 1 }
+                var stop = end
+                if stop > i && buf[stop - 1] == 0x0D { stop -= 1 }
+                if stop > i {
+                    ranges.removeAll(keepingCapacity: true)
+                    var f = i
+                    var j = i
+                    while j < stop {
+                        if buf[j] == separator {
+                            ranges.append(f..<j)
+                            f = j + 1
+                        }
+                        j += 1
+                    }
+                    ranges.append(f..<stop)
+                    try body(line, ranges, buf)
+                }
+                i = end + 1
+                line += 1
+            }
+        }
+    }
+
+    /// Reads the numeric columns at `indices`, one array per column. Empty or missing fields are NaN.
+    /// - Throws: `InputError.notANumber` naming the line and column of the first field that is not a number.
+    public func numericColumns(_ indices: [Int]) throws -> [[Double]] {
+        var out = [[Double]](repeating: [], count: indices.count)
+        let estimate = bytes.count / max(8, header.count * 6)
+        for k in out.indices { out[k].reserveCapacity(estimate) }
+        try forEachRow { line, fields, buf in
+            for (k, c) in indices.enumerated() {
+                guard c < fields.count else {
+                    out[k].append(.nan)
+                    continue
+                }
+                guard let v = CSVFile.parseDouble(buf, fields[c]) else {
+                    let text = String(decoding: UnsafeBufferPointer(rebasing: buf[fields[c]]), as: UTF8.self)
+                    throw InputError(.notANumber,
+                                     "\(source): line \(line), column '\(header[c])': '\(text.prefix(40))' is not a number")
+                }
+                out[k].append(v)
+            }
+        }
+        return out
+    }
+
+    /// Reads the column at `index` as text, one string per data line ("" where missing).
+    public func stringColumn(_ index: Int) -> [String] {
+        var out: [String] = []
+        forEachRow { _, fields, buf in
+            if index < fields.count {
+                out.append(String(decoding: UnsafeBufferPointer(rebasing: buf[fields[index]]), as: UTF8.self)
+                    .trimmingCharacters(in: CharacterSet(charactersIn: " \"")))
+            } else {
+                out.append("")
+            }
+        }
+        return out
+    }
+
+    /// Parses one field as a double; an empty field is NaN, text that is not a number is nil.
+    @inline(__always)
+    static func parseDouble(_ buf: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Double? {
+        var lo = range.lowerBound
+        var hi = range.upperBound
+        while lo < hi && (buf[lo] == 0x20 || buf[lo] == 0x22) { lo += 1 }
+        while hi > lo && (buf[hi - 1] == 0x20 || buf[hi - 1] == 0x22) { hi -= 1 }
+        if lo == hi { return .nan }
+        // Fast path: optional sign, digits, optional fraction; no exponent. Exact to the nearest
+        // double for up to 15 significant digits (the integer mantissa stays below 2^53).
+        var i = lo
+        var negative = false
+        if buf[i] == UInt8(ascii: "-") { negative = true; i += 1 } else if buf[i] == UInt8(ascii: "+") { i += 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var fraction = 0
+        var sawDot = false
+        var fast = i < hi
+        while i < hi {
+            let c = buf[i]
+            if c >= 48 && c <= 57 {
+                if digits < 15 {
+                    mantissa = mantissa &* 10 &+ UInt64(c - 48)
+                    if sawDot { fraction += 1 }
+                    if mantissa != 0 { digits += 1 }
+                } else if !sawDot {
+                    fast = false
+                    break
+                }
+                // Digits past 15 after the point are dropped: below double precision of the value.
+            } else if c == 46 && !sawDot {
+                sawDot = true
+            } else {
+                fast = false
+                break
+            }
+            i += 1
+        }
+        if fast && fraction < powersOfTen.count {
+            let value = Double(mantissa) / powersOfTen[fraction]
+            return negative ? -value : value
+        }
+        // Slow path: exponents, inf/nan words, anything unusual.
+        let length = hi - lo
+        guard length < 64 else { return nil }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + 1) { tmp in
+            for k in 0..<length { tmp[k] = CChar(bitPattern: buf[lo + k]) }
+            tmp[length] = 0
+            var end: UnsafeMutablePointer<CChar>?
+            let v = strtod(tmp.baseAddress!, &end)
+            return end == tmp.baseAddress! + length ? v : nil
+        }
+    }
+}
+
+private let powersOfTen: [Double] = (0...22).map { pow(10.0, Double($0)) }

@@ -1,0 +1,19 @@
+import Testing
+@testable import PulseDetection
+
+@Suite struct ColorSampleTests {
+    @Test(arguments: [
+        (255.0, 0.0, 0.0, 0.0), (0, 255, 0, 120), (0, 0, 255, 240), (255, 255, 0, 60), (255, 0, 128, 329.882352941),
+    ])
+    func hueMatchesTheHSVDefinition(r: Double, g: Double, b: Double, hue: Double) {
+        let c = ColorSample(time: 0, red: r, green: g, blue: b)
+        #expect(abs(c.hue - hue) < 1e-6)
+    }
+
+    @Test func greyHasNoHueOrSaturation() {
+        let c = ColorSample(time: 0, red: 80, green: 80, blue: 80)
+        #expect(c.hue == 0)
+        #expect(c.saturation == 0)
+        #expect(abs(c.value - 80.0 / 255) < 1e-12)
+    }
+}

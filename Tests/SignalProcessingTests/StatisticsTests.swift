@@ -1,0 +1,24 @@
+import Testing
+@testable import SignalProcessing
+
+@Suite struct StatisticsTests {
+    @Test func percentileInterpolatesLikeNumpy() {
+        let x: [Double] = [7, 1, 3, 5]
+        #expect(Statistics.percentile(x, 50) == 4)
+        #expect(Statistics.percentile(x, 25) == 2.5)
+        #expect(Statistics.percentile(x, 0) == 1)
+        #expect(Statistics.percentile(x, 100) == 7)
+    }
+
+    @Test func medianAbsoluteDeviationIgnoresOneOutlier() {
+        let x: [Double] = [1, 2, 3, 4, 1000]
+        #expect(Statistics.median(x) == 3)
+        #expect(Statistics.medianAbsoluteDeviation(x) == 1)
+    }
+
+    @Test func emptyInputGivesNaN() {
+        #expect(Statistics.mean([Double]()).isNaN)
+        #expect(Statistics.median([Double]()).isNaN)
+        #expect(Statistics.standardDeviation([1.0]).isNaN)
+    }
+}

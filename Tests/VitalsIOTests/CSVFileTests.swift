@@ -1,0 +1,41 @@
+import Testing
+@testable import VitalsIO
+
+@Suite struct CSVFileTests {
+    private func csv(_ text: String) throws -> CSVFile { try CSVFile(bytes: Array(text.utf8), source: "t.csv") }
+
+    @Test func readsNumericColumnsWithEmptyFieldsAsNaN() throws {
+        let f = try csv("time_s,r,g\n0,1.5,2\n0.5,,-3e2\r\n1.25, 7 ,4\n")
+        #expect(f.header == ["time_s", "r", "g"])
+        let cols = try f.numericColumns([0, 1, 2])
+        #expect(cols[0] == [0, 0.5, 1.25])
+        #expect(cols[1][0] == 1.5 && cols[1][1].isNaN && cols[1][2] == 7)
+        #expect(cols[2] == [2, -300, 4])
+    }
+
+    @Test func fastPathMatchesStrtodForDecimals() throws {
+        let values = ["0.1", "-123.456789", "0.000123", "98765.4321", "1", "42.0000000001"]
+        let f = try csv("v\n" + values.joined(separator: "\n"))
+        let parsed = try f.numericColumns([0])[0]
+        #expect(parsed == values.map { Double($0)! })
+    }
+
+    @Test func namesTheBadFieldAndItsLine() throws {
+        let f = try csv("a,b\n1,2\n3,x7\n")
+        #expect(throws: InputError(.notANumber, "t.csv: line 3, column 'b': 'x7' is not a number")) {
+            try f.numericColumns([0, 1])
+        }
+    }
+
+    @Test func missingColumnListsTheHeader() throws {
+        let f = try csv("time,red,green\n1,2,3\n")
+        #expect(throws: InputError(.missingColumn, "t.csv: column 'ppg' not found in header: time,red,green")) {
+            try f.requireColumn("ppg")
+        }
+    }
+
+    @Test func rejectsEmptyAndBinaryInput() {
+        #expect(throws: InputError.self) { try CSVFile(bytes: [], source: "e") }
+        #expect(throws: InputError.self) { try CSVFile(bytes: [0x89, 0x50, 0x4E, 0x47, 0, 0, 1], source: "b") }
+    }
+}
