@@ -57,3 +57,24 @@ import Testing
         #expect(Peaks.find([3, 2, 1]).isEmpty)
     }
 }
+
+@Suite struct PeakProminenceTests {
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5])
+    func stackProminencesEqualScipysDirectWalk(seed: UInt64) {
+        // Random walks with plateaus (rounded values) exercise ties, plateaus and both ends.
+        var g = SeededGenerator(seed: seed)
+        var v = 0.0
+        let x = (0..<2000).map { _ in
+            v += g.gaussian()
+            return (v * 2).rounded() / 2
+        }
+        x.withUnsafeBufferPointer { xs in
+            let maxima = Peaks.localMaxima(xs)
+            #expect(maxima.count > 100)
+            let fast = Peaks.prominences(xs, maxima: maxima)
+            for (k, i) in maxima.enumerated() {
+                #expect(fast[k] == Peaks.prominenceByWalking(xs, i))
+            }
+        }
+    }
+}
