@@ -8,6 +8,7 @@ struct Eval: ParsableCommand {
         subcommands: [
             EvalFingertip.self,
             EvalBeats.self,
+            EvalAttitude.self,
         ]
     )
 }
