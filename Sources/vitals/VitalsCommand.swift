@@ -7,6 +7,7 @@ struct VitalsCommand: AsyncParsableCommand {
         commandName: "vitals",
         abstract: "Heart rate, HRV and fitness events from phone and watch sensor recordings.",
         subcommands: [
+            Bench.self,
         ]
     )
 }
