@@ -18,8 +18,9 @@ import SignalProcessing
 /// - Complexity: O(1) per input sample (amortised); O(window) work every hop.
 public struct PulseAnalyzer: Sendable {
     public struct Settings: Sendable {
-        /// Band of the beat waveform, Hz (upper edge lowered to 40 % of the sample rate if needed).
-        public var beatBand: ClosedRange<Double> = 0.5...8
+        /// Band of the beat waveform, Hz: the pulse wave and its first harmonics (a common PPG band;
+        /// Elgendi 2013 uses 0.5-8 Hz). Upper edge lowered to 40 % of the sample rate if needed.
+        public var beatBand: ClosedRange<Double> = 0.5...5
         /// Band of the rate tracker's signal, Hz: 30-240 bpm with margin.
         public var trackerBand: ClosedRange<Double> = 0.5...4
         /// Target analysis rate of the tracker after decimation, Hz (at least 2.5x the band's top).
