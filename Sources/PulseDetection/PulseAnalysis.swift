@@ -9,7 +9,10 @@ public struct PulseAnalysis: Sendable {
     public var rates: [RateEstimate] = []
     /// All tracker estimates, including declined ones, aligned with `updates`.
     public var estimates: [RateEstimate] = []
+    /// Confirmed beats; `isArtifact` marks beats whose interval HRV's correction rejected.
     public var beats: [Beat] = []
+    /// HRV from the confirmed beats (intervals across gaps excluded), nil with fewer than 3 beats.
+    public var hrv: HRVResult?
     public var contactEvents: [PulseEvent] = []
     public var gaps: [(from: Double, to: Double)] = []
     public var rejections = PulseAnalyzer.Rejections()
@@ -31,7 +34,8 @@ public struct PulseAnalysis: Sendable {
             observe?(event)
             switch event {
             case .waveform: break
-            case .beat(let b): result.beats.append(b)
+            case .beat: break
+            case .confirmedBeat(let b): result.beats.append(b)
             case .rate(let r): result.rates.append(r)
             case .quality(let q):
                 result.updates.append(q)
@@ -43,7 +47,17 @@ public struct PulseAnalysis: Sendable {
         for input in inputs { analyzer.process(input, emit: handle) }
         analyzer.finish(emit: handle)
         result.rejections = analyzer.rejections
+        result.computeHRV()
         return result
+    }
+
+    private mutating func computeHRV() {
+        guard beats.count >= 3 else { return }
+        // A beat reached across a gap or a bridged artefact has no interval: keep it out.
+        let excluded = beats.indices.filter { $0 > 0 && beats[$0].interval == nil }
+        let result = HRV.measures(beatTimes: beats.map(\.time), excludedBeats: excluded)
+        for r in result.rejected where r.index + 1 < beats.count { beats[r.index + 1].isArtifact = true }
+        hrv = result
     }
 
     /// The whole recording's heart rate: the median of the reported rates, with their median
