@@ -5,7 +5,7 @@ import SignalProcessing
 ///
 /// `start(_:)` starts the source and runs ``PulseAnalyzer`` over its inputs until `stop()`, the source
 /// runs out or fails, or a rate handler asks to stop. Every event the pipeline emits (waveform samples,
-/// beats, rates, contact found/lost, quality, gaps) is delivered, in order:
+/// beats as seen and as confirmed, rates, contact found/lost, quality, gaps) is delivered, in order:
 /// - to each `events` sequence being iterated (the primary interface),
 /// - to the closures set with `onBeat`, `onRate`, ... and to the ``HeartRateMonitorDelegate``: thin
 ///   layers over the same events. A rate handler (closure or delegate) returns `true` to stop.
@@ -28,8 +28,10 @@ import SignalProcessing
 public actor HeartRateMonitor {
     /// Closures called for each event, awaited in event order. Each is optional.
     public struct Handlers: Sendable {
-        /// Each heartbeat, shortly after its pulse.
+        /// Each heartbeat as soon as it is seen (within about 250 ms of its pulse), for animation and sound.
         public var onBeat: (@Sendable (Beat) async -> Void)?
+        /// Each beat confirmed by the beat tracker (a few seconds later): the beats intervals and HRV use.
+        public var onConfirmedBeat: (@Sendable (Beat) async -> Void)?
         /// Each reported rate; return `true` to stop the monitor (the rate is stable enough for you).
         public var onRate: (@Sendable (RateEstimate) async -> Bool)?
         /// The fingertip covered the lens, at the given time (seconds).
@@ -108,8 +110,10 @@ public actor HeartRateMonitor {
 
     /// Replaces every handler.
     public func setHandlers(_ handlers: Handlers) { self.handlers = handlers }
-    /// Calls `handler` for each heartbeat.
+    /// Calls `handler` for each heartbeat as soon as it is seen.
     public func onBeat(_ handler: @escaping @Sendable (Beat) async -> Void) { handlers.onBeat = handler }
+    /// Calls `handler` for each beat the beat tracker confirms (intervals and HRV use these).
+    public func onConfirmedBeat(_ handler: @escaping @Sendable (Beat) async -> Void) { handlers.onConfirmedBeat = handler }
     /// Calls `handler` for each reported rate; it returns `true` to stop the monitor.
     public func onRate(_ handler: @escaping @Sendable (RateEstimate) async -> Bool) { handlers.onRate = handler }
     /// Calls `handler` when contact is found (time in seconds).
@@ -191,16 +195,21 @@ public actor HeartRateMonitor {
         var pending: [PulseEvent] = []
         pending.reserveCapacity(16)
         var failed: MonitorError?
+        var stopped = false
         do {
             loop: for try await input in inputs {
                 pending.removeAll(keepingCapacity: true)
                 analyzer.process(input) { pending.append($0) }
                 for event in pending {
                     guard isCurrent(session) else { break loop }
-                    if await deliver(event) { break loop }
+                    if await deliver(event) {
+                        stopped = true
+                        break loop
+                    }
                 }
             }
-            if isCurrent(session) {
+            // The source ran out: confirm the beats still inside the beat tracker's lag.
+            if !stopped, isCurrent(session) {
                 pending.removeAll(keepingCapacity: true)
                 analyzer.finish { pending.append($0) }
                 for event in pending where isCurrent(session) {
@@ -231,6 +240,9 @@ public actor HeartRateMonitor {
         case .beat(let b):
             await handlers.onBeat?(b)
             await delegate?.heartRateMonitor(self, didDetect: b)
+        case .confirmedBeat(let b):
+            await handlers.onConfirmedBeat?(b)
+            await delegate?.heartRateMonitor(self, didConfirm: b)
         case .rate(let r):
             var stop = false
             if let onRate = handlers.onRate { stop = await onRate(r) }
@@ -276,8 +288,10 @@ extension HeartRateMonitor {
 /// Receives a ``HeartRateMonitor``'s events: a thin layer over `events`, called in event order and
 /// awaited. Every method has a default that does nothing (the rate method's default returns false).
 public protocol HeartRateMonitorDelegate: AnyObject, Sendable {
-    /// A heartbeat, shortly after its pulse.
+    /// A heartbeat as soon as it is seen (within about 250 ms of its pulse).
     func heartRateMonitor(_ monitor: HeartRateMonitor, didDetect beat: Beat) async
+    /// A beat confirmed by the beat tracker (a few seconds after it): the beats intervals and HRV use.
+    func heartRateMonitor(_ monitor: HeartRateMonitor, didConfirm beat: Beat) async
     /// A reported rate; return `true` to stop the monitor.
     func heartRateMonitor(_ monitor: HeartRateMonitor, didMeasure rate: RateEstimate) async -> Bool
     /// The fingertip covered the lens at `time` (seconds).
@@ -296,6 +310,7 @@ public protocol HeartRateMonitorDelegate: AnyObject, Sendable {
 
 extension HeartRateMonitorDelegate {
     public func heartRateMonitor(_ monitor: HeartRateMonitor, didDetect beat: Beat) async {}
+    public func heartRateMonitor(_ monitor: HeartRateMonitor, didConfirm beat: Beat) async {}
     public func heartRateMonitor(_ monitor: HeartRateMonitor, didMeasure rate: RateEstimate) async -> Bool { false }
     public func heartRateMonitor(_ monitor: HeartRateMonitor, didFindContactAt time: Double) async {}
     public func heartRateMonitor(_ monitor: HeartRateMonitor, didLoseContactAt time: Double) async {}
