@@ -19,30 +19,39 @@ private func heartPyReferenceIntervals() -> [Double] {
 }
 
 @Suite struct HRVTimeDomainTests {
-    @Test func alternatingIntervalsGiveAnalyticMeasures() {
-        // 800, 900, 800, ...: every successive difference is 100 ms.
-        let rr = (0..<120).map { $0 % 2 == 0 ? 800.0 : 900.0 }
+    @Test func steppedIntervalsGiveAnalyticMeasures() {
+        // 820, 880, 940, 880, ... (30 cycles): every successive difference is 60 ms.
+        let cycle: [Double] = [820, 880, 940, 880]
+        let rr = (0..<120).map { cycle[$0 % 4] }
         let r = HRV.measures(intervals: rr)
         #expect(r.rejected.isEmpty)
         let m = r.measures
-        #expect(abs(m.ibi - 850) < 1e-9)
-        #expect(abs(m.bpm - 60_000 / 850) < 1e-9)
-        #expect(abs(m.sdnn - 50) < 1e-9)
-        #expect(abs(m.rmssd - 100) < 1e-9)
+        #expect(abs(m.ibi - 880) < 1e-9)
+        #expect(abs(m.bpm - 60_000 / 880) < 1e-9)
+        #expect(abs(m.sdnn - 1800.0.squareRoot()) < 1e-9)   // √((60² + 0 + 60² + 0) / 4)
+        #expect(abs(m.rmssd - 60) < 1e-9)
         #expect(abs(m.sdsd) < 1e-9)
         #expect(m.pnn20 == 1 && m.pnn50 == 1)
-        #expect(abs(m.hrMAD - 50) < 1e-9)
-        // Poincaré: 119 pairs, (a - b)/√2 = ±c with c = 100/√2 (60 of one sign, 59 of the other), so
-        // sd1 = c √(1 - 1/119²); (a + b)/√2 = 1700/√2 is constant, so sd2 = 0.
-        let c = 100 / 2.0.squareRoot()
-        #expect(abs(m.sd1 - c * (1 - 1 / (119.0 * 119)).squareRoot()) < 1e-9)
-        #expect(abs(m.sd2) < 1e-9)
+        #expect(abs(m.hrMAD - 30) < 1e-9)                   // median of |x - 880| = {60, 0, 60, 0}
     }
 
-    @Test func smallSuccessiveDifferencesCountForPNN20NotPNN50() {
-        let rr = (0..<60).map { $0 % 2 == 0 ? 1000.0 : 1030.0 }
-        let m = HRV.measures(intervals: rr).measures
-        #expect(abs(m.rmssd - 30) < 1e-9)
+    @Test func poincareOfSteppedIntervalsIsAnalytic() {
+        // 121 intervals give 120 pairs, i.e. whole cycles of (820,880) (880,940) (940,880) (880,820):
+        // (a - b)/√2 = ∓60/√2 and (a + b)/√2 = {1700, 1820, 1820, 1700}/√2, so sd1 = sd2 = 60/√2.
+        let cycle: [Double] = [820, 880, 940, 880]
+        let m = HRV.measures(intervals: (0..<121).map { cycle[$0 % 4] }).measures
+        let expected = 60 / 2.0.squareRoot()
+        #expect(abs(m.sd1 - expected) < 1e-9)
+        #expect(abs(m.sd2 - expected) < 1e-9)
+        #expect(abs(m.s - Double.pi * expected * expected) < 1e-6)
+        #expect(abs(m.sd1sd2 - 1) < 1e-12)
+    }
+
+    @Test func differencesOfExactlyFiftyDoNotCountForPNN50() {
+        // 800, 850, 900, 850, ...: successive differences of exactly 50 ms; HeartPy counts d > 50.
+        let cycle: [Double] = [800, 850, 900, 850]
+        let m = HRV.measures(intervals: (0..<80).map { cycle[$0 % 4] }).measures
+        #expect(abs(m.rmssd - 50) < 1e-9)
         #expect(m.pnn20 == 1 && m.pnn50 == 0)
     }
 
@@ -118,7 +127,8 @@ private func heartPyReferenceIntervals() -> [Double] {
         rr[51] = total - rr[50]  // full compensatory pause
         let r = HRV.measures(intervals: rr)
         #expect(r.rejected.map(\.index) == [50, 51])
-        #expect(r.rejected.allSatisfy { $0.reason == .deviatesFromNeighbours })
+        // Strong sinus arrhythmia widens the pair rule's threshold; the 20 % rule catches both.
+        #expect(r.rejected.allSatisfy { $0.reason == .deviatesFromNeighbours || $0.reason == .ectopicOrMisplacedBeat })
         // Excluding them keeps RMSSD within 5 % of the clean series' (only diffs touching 50, 51 go).
         let clean = HRV.measures(intervals: Self.clean()).measures.rmssd
         #expect(abs(r.measures.rmssd - clean) / clean < 0.05)
@@ -171,13 +181,58 @@ private func heartPyReferenceIntervals() -> [Double] {
     }
 
     @Test func jsonUsesHeartPyNamesWithNullForMissing() throws {
-        let r = HRV.measures(intervals: [800, 900, 800, 900])
+        let r = HRV.measures(intervals: [800, 900, 800, 900, 850, 820])
         let data = try JSONEncoder().encode(r.measures)
         let object = try JSONSerialization.jsonObject(with: data) as! [String: Any]
         #expect(Set(object.keys) == Set(HRVMeasures.names))
         #expect(object["lf/hf"] is NSNull)
-        #expect((object["rmssd"] as? Double) == 100)
+        #expect((object["rmssd"] as? Double) == r.measures.rmssd)
+        #expect(r.measures.rmssd.isFinite)
         let back = try JSONDecoder().decode(HRVMeasures.self, from: data)
         #expect(back.dictionary == r.measures.dictionary)
+    }
+}
+
+@Suite struct HRVEctopicPairTests {
+    @Test func slightlyPrematureBeatWithCompensatoryPauseIsRejectedAsAPair() {
+        // 15 % premature in a calm rhythm (±2 % sinus arrhythmia): the 20 % rule alone would keep both.
+        var rr = (0..<200).map { 800 + 16 * sin(2 * Double.pi * Double($0) / 4.5) }
+        let total = rr[70] + rr[71]
+        rr[70] *= 0.85
+        rr[71] = total - rr[70]
+        let r = HRV.measures(intervals: rr)
+        #expect(r.rejected.map(\.index) == [70, 71])
+        #expect(r.rejected.allSatisfy { $0.reason == .ectopicOrMisplacedBeat })
+    }
+
+    @Test func lateDetectedBeatIsRejectedAsAPair() {
+        // A beat time detected 120 ms late: long then short, same sum.
+        var times = beatTimes([Double](repeating: 750, count: 80).enumerated().map { 750 + 20 * sin(Double($0.offset)) })
+        times[40] += 0.12
+        let r = HRV.measures(beatTimes: times)
+        #expect(r.rejected.map(\.index) == [39, 40])
+        #expect(r.rejected.allSatisfy { $0.reason == .ectopicOrMisplacedBeat })
+    }
+
+    @Test func sustainedStepInRateIsNotAnArtefact() {
+        // 900 ms for 60 beats then 700 ms (exercise onset): no interval is 10 % off in opposite
+        // directions on consecutive beats with a compensating sum, and a step is not a spike.
+        let rr = [Double](repeating: 900, count: 60) + [Double](repeating: 700, count: 60)
+        let r = HRV.measures(intervals: rr)
+        #expect(r.rejected.isEmpty)
+    }
+}
+
+@Suite struct HRVSinusArrhythmiaTests {
+    @Test(arguments: [3, 4, 5, 6, 8, 10, 13, 20], [0.02, 0.05, 0.08, 0.10])
+    func sinusArrhythmiaIsNeverRejected(periodBeats: Int, amplitude: Double) {
+        // Respiratory sinus arrhythmia: a sinusoidal modulation of up to ±10 % with any breathing
+        // period from 3 to 20 beats, plus a slow ±3 % drift.
+        let rr = (0..<300).map { k -> Double in
+            let kd = Double(k)
+            return 850 * (1 + amplitude * sin(2 * Double.pi * kd / Double(periodBeats) + 0.4)
+                          + 0.03 * sin(2 * Double.pi * kd / 170))
+        }
+        #expect(HRV.measures(intervals: rr).rejected.isEmpty)
     }
 }
