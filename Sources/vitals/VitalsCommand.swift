@@ -7,6 +7,9 @@ struct VitalsCommand: AsyncParsableCommand {
         commandName: "vitals",
         abstract: "Heart rate, HRV and fitness events from phone and watch sensor recordings.",
         subcommands: [
+            HeartRate.self,
+            Eval.self,
+            Bench.self,
         ]
     )
 }
