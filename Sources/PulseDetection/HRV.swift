@@ -170,6 +170,24 @@ public struct HRVResult: Sendable, Codable {
         self.rejected = rejected
     }
 
+    /// Beats judged ectopic or misplaced (indices into the beat times): the beat between the two
+    /// intervals of each ``IntervalRejection/ectopicOrMisplacedBeat`` pair. Other rejections concern
+    /// an interval, not a particular beat (a missed beat has no index).
+    public var ectopicBeats: [Int] {
+        var beats: [Int] = []
+        var k = 0
+        while k + 1 < rejected.count {
+            let a = rejected[k], b = rejected[k + 1]
+            if a.reason == .ectopicOrMisplacedBeat && b.reason == .ectopicOrMisplacedBeat && b.index == a.index + 1 {
+                beats.append(b.index)
+                k += 2
+            } else {
+                k += 1
+            }
+        }
+        return beats
+    }
+
     /// `accepted[i]` is true when interval i went into the measures.
     public var accepted: [Bool] {
         var a = [Bool](repeating: true, count: intervals.count)
@@ -407,11 +425,16 @@ public enum HRV {
     }
 
     /// The accepted NN series (ms) on a uniform ``resamplingRate`` grid from the first to the last
-    /// accepted interval's time, by natural cubic spline; nil with fewer than 2 accepted intervals.
+    /// accepted interval's time (s), by natural cubic spline; nil with fewer than 2 accepted intervals.
+    /// `times[i]` is the time of the beat that ends interval i.
     public static func resampledNN(intervals: [Double], times: [Double], accepted: [Bool]) -> UniformSignal? {
-        let idx = intervals.indices.filter { accepted[$0] }
-        guard idx.count >= 2 else { return nil }
-        let x = idx.map { times[$0] }, y = idx.map { intervals[$0] }
+        // Accepted intervals in strictly increasing time (beat times that went backwards are skipped).
+        var x: [Double] = [], y: [Double] = []
+        for i in intervals.indices where accepted[i] && times[i].isFinite && (x.last.map { times[i] > $0 } ?? true) {
+            x.append(times[i])
+            y.append(intervals[i])
+        }
+        guard x.count >= 2 else { return nil }
         let spline = CubicSpline(x: x, y: y)
         let count = Int(((x[x.count - 1] - x[0]) * resamplingRate).rounded(.down)) + 1
         let grid = (0..<count).map { x[0] + Double($0) / resamplingRate }

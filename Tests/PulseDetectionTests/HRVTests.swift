@@ -2,6 +2,24 @@ import Foundation
 import Testing
 @testable import PulseDetection
 
+/// SplitMix64 with a Box-Muller normal deviate (file-private so test helpers never collide).
+private struct HRVTestNoise: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func gaussian() -> Double {
+        let u1 = Double.random(in: Double.leastNonzeroMagnitude..<1, using: &self)
+        let u2 = Double.random(in: 0..<1, using: &self)
+        return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
+    }
+}
+
 /// Beat times (s) from intervals (ms), first beat at `start`.
 private func beatTimes(_ intervals: [Double], start: Double = 0.5) -> [Double] {
     var t = start
@@ -212,6 +230,7 @@ private func heartPyReferenceIntervals() -> [Double] {
         let r = HRV.measures(beatTimes: times)
         #expect(r.rejected.map(\.index) == [39, 40])
         #expect(r.rejected.allSatisfy { $0.reason == .ectopicOrMisplacedBeat })
+        #expect(r.ectopicBeats == [40])
     }
 
     @Test func sustainedStepInRateIsNotAnArtefact() {
@@ -234,5 +253,28 @@ private func heartPyReferenceIntervals() -> [Double] {
                           + 0.03 * sin(2 * Double.pi * kd / 170))
         }
         #expect(HRV.measures(intervals: rr).rejected.isEmpty)
+    }
+}
+
+@Suite struct HRVRobustnessTests {
+    @Test func beatTimesThatGoBackwardsAreRejectedNotACrash() {
+        var times = beatTimes((0..<120).map { 900 + 30 * sin(Double($0)) })
+        times[60] = times[20]  // a timestamp jumps back 40 beats
+        let r = HRV.measures(beatTimes: times)
+        #expect(r.rejected.contains { $0.index == 59 && $0.reason == .outOfRange })
+        #expect(r.measures.rmssd.isFinite && r.measures.lf.isFinite)
+        #expect(HRV.measures(beatTimes: [0, 1, 2, .nan, 4, 5, 6, 7, 8]).measures.ibi == 1000)
+    }
+
+    @Test func threeMillisecondTimingJitterChangesRMSSDByLessThanFivePercent() {
+        // Timing noise of σ adds about 6σ² to RMSSD² (each difference involves three beat times);
+        // ±3 ms uniform jitter (σ = √3 ms) on a series with RMSSD ≈ 25 ms moves it by ~1.5 %.
+        var g = HRVTestNoise(seed: 11)
+        let rr = (0..<600).map { _ in 800 + 18 * g.gaussian() }
+        let exact = HRV.measures(intervals: rr).measures.rmssd
+        let times = beatTimes(rr).map { $0 + Double.random(in: -0.003...0.003, using: &g) }
+        let jittered = HRV.measures(beatTimes: times).measures.rmssd
+        #expect(exact > 20 && exact < 30)
+        #expect(abs(jittered - exact) / exact < 0.05)
     }
 }
