@@ -41,6 +41,7 @@ public struct HRVMeasures: Sendable {
     /// LF / HF.
     public var lfhf: Double = .nan
 
+    /// Every measure NaN (not computed).
     public init() {}
 
     /// HeartPy's names, in HeartPy's order.
@@ -148,6 +149,7 @@ public struct RejectedInterval: Sendable, Codable, Hashable {
     /// Why it was rejected.
     public var reason: IntervalRejection
 
+    /// A rejection of interval `index` (`intervalMs` long) for `reason`.
     public init(index: Int, intervalMs: Double, reason: IntervalRejection) {
         self.index = index
         self.intervalMs = intervalMs
@@ -164,6 +166,7 @@ public struct HRVResult: Sendable, Codable {
     /// The rejected intervals, in index order.
     public var rejected: [RejectedInterval]
 
+    /// A result from its parts.
     public init(measures: HRVMeasures, intervals: [Double], rejected: [RejectedInterval]) {
         self.measures = measures
         self.intervals = intervals

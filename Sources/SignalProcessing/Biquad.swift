@@ -9,15 +9,23 @@ import Foundation
 /// (`a0 == 1`). A first-order section has `b2 == 0` and `a2 == 0`. Direct form I keeps the last two
 /// inputs and outputs as state, which makes the steady state for a constant input trivial.
 public struct Biquad: Sendable, Hashable {
+    /// Numerator (feed-forward) coefficients.
     public var b0: Double
+    /// Numerator coefficient of x[n-1].
     public var b1: Double
+    /// Numerator coefficient of x[n-2].
     public var b2: Double
+    /// Denominator (feedback) coefficient of y[n-1] (a0 is 1).
     public var a1: Double
+    /// Denominator coefficient of y[n-2].
     public var a2: Double
-    /// State: the previous two inputs and outputs.
+    /// State: the previous input x[n-1].
     public var x1: Double = 0
+    /// State: x[n-2].
     public var x2: Double = 0
+    /// State: the previous output y[n-1].
     public var y1: Double = 0
+    /// State: y[n-2].
     public var y2: Double = 0
 
     /// A section from normalised coefficients (`a0 == 1`), state zero.

@@ -11,6 +11,7 @@ public struct Peak: Sendable, Hashable {
     /// minima found on each side before reaching a higher sample (or the signal's end).
     public var prominence: Double
 
+    /// A peak at sample `index`, vertex at `position` (samples) with `value`, and its `prominence`.
     public init(index: Int, position: Double, value: Double, prominence: Double) {
         self.index = index
         self.position = position

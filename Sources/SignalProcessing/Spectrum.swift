@@ -7,6 +7,7 @@ public struct PowerSpectrum: Sendable, Hashable {
     /// Power spectral density in (signal unit)² / Hz at each frequency.
     public var power: [Double]
 
+    /// A spectrum from bin frequencies (Hz, equally spaced from 0) and densities.
     public init(frequencies: [Double], power: [Double]) {
         self.frequencies = frequencies
         self.power = power
