@@ -128,6 +128,26 @@ private func heartPyReferenceIntervals() -> [Double] {
     }
 }
 
+@Suite struct HRVHeartPyAt80BPMTests {
+    @Test func spectralMeasuresMatchHeartPyAwayFromSixtyBPM() {
+        // 400 intervals around 750 ms (80 bpm), where HeartPy resamples at 4 per mean beat (5.33 Hz)
+        // and we at 4 Hz. HeartPy 1.2.6 process_rr (as above) gave rmssd 26.2314, sdnn 25.7713,
+        // breathingrate 0.2667, lf 200.84, hf 447.3577, lf/hf 0.4489.
+        let rr = (0..<400).map { k -> Double in
+            let kd = Double(k)
+            return 750 + 30 * sin(2 * Double.pi * 0.2 * kd) + 20 * sin(2 * Double.pi * 0.06 * kd)
+                + 6 * Double((k * 37) % 11 - 5) / 5
+        }
+        let m = HRV.measures(intervals: rr).measures
+        #expect(abs(m.rmssd - 26.2314) < 1e-3)
+        #expect(abs(m.sdnn - 25.7713) < 1e-3)
+        #expect(abs(m.breathingRate - 0.2667) < 1e-3)
+        #expect(abs(m.lf - 200.84) < 0.03 * 200.84)
+        #expect(abs(m.hf - 447.3577) < 0.03 * 447.3577)
+        #expect(abs(m.lfhf - 0.4489) < 0.03 * 0.4489)
+    }
+}
+
 @Suite struct HRVArtefactTests {
     /// Clean series with respiratory sinus arrhythmia of ±8 % around 800 ms.
     static func clean(_ n: Int = 200) -> [Double] {
