@@ -4,14 +4,6 @@ import MotionAnalysis
 import SignalProcessing
 import VitalsIO
 
-/// `vitals eval motion|attitude|reps|swings DIR`: the motion issue's figures on recorded data.
-struct EvalMotion: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "eval",
-        abstract: "Measure motion pipelines on recorded data sets (tables; --json; --check gates).",
-        subcommands: [EvalSwings.self, EvalAttitude.self])
-}
-
 /// `vitals eval attitude DIR`: attitude filter gravity vs Core Motion's on Exermote logs.
 struct EvalAttitude: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -7,7 +7,9 @@ struct VitalsCommand: AsyncParsableCommand {
         commandName: "vitals",
         abstract: "Heart rate, HRV and fitness events from phone and watch sensor recordings.",
         subcommands: [
-            EvalMotion.self,
+            HeartRate.self,
+            Eval.self,
+            Bench.self,
         ]
     )
 }
