@@ -173,3 +173,94 @@ extension MotionEvaluation {
                            parity_events: fast.count, parity: parity)
     }
 }
+
+extension MotionEvaluation {
+    // MARK: Reps
+
+    /// A labelled set from Exermote's per-sample labels: consecutive repetitions of one exercise
+    /// between `setBreak` rows; each run of an exercise label between `Break` rows is one repetition.
+    public struct TruthSet: Sendable, Codable {
+        public var exercise: String
+        public var reps: Int
+        public var start_s: Double
+        public var end_s: Double
+    }
+
+    /// Reads Exermote's label columns (`exerciseType`, `timeStampSaved`); only the evaluation does.
+    public static func exermoteTruth(file: String, log: MotionLog) throws -> [TruthSet] {
+        let csv = try CSVFile(path: file)
+        let typeIndex = try csv.requireColumn("exerciseType")
+        let timeIndex = try csv.requireColumn("timeStampSaved")
+        let types = csv.stringColumn(typeIndex)
+        let times = csv.stringColumn(timeIndex).map { DateText.seconds($0) ?? .nan }
+        // The log's time zero is its first complete row.
+        let gx = try csv.numericColumns([try csv.requireColumn("Device: xGravity")])[0]
+        guard let first = gx.indices.first(where: { gx[$0].isFinite && times[$0].isFinite }) else { return [] }
+        let t0 = times[first]
+        var sets: [TruthSet] = []
+        var current: TruthSet?
+        var previous = ""
+        for (k, type) in types.enumerated() {
+            defer { previous = type }
+            let t = times[k] - t0
+            if type == "setBreak" {
+                if let c = current { sets.append(c) }
+                current = nil
+                continue
+            }
+            if type == "Break" || type.isEmpty { continue }
+            if var c = current, c.exercise == type {
+                if previous != type { c.reps += 1 }
+                c.end_s = t
+                current = c
+            } else {
+                if let c = current { sets.append(c) }
+                current = TruthSet(exercise: type, reps: 1, start_s: t, end_s: t)
+            }
+        }
+        if let c = current { sets.append(c) }
+        _ = log
+        return sets
+    }
+
+    public struct RepSetResult: Sendable, Codable {
+        public var exercise: String
+        public var truth_reps: Int
+        public var counted_reps: Int
+        public var start_s: Double
+        public var end_s: Double
+    }
+
+    public struct RepFileResult: Sendable, Codable {
+        public var file: String
+        public var individual: Int?
+        public var sets: [RepSetResult]
+        /// Detected sets overlapping no labelled set.
+        public var stray_sets: Int
+    }
+
+    /// Counts reps in one Exermote log (gravity only) and matches each detected set to the labelled
+    /// set it overlaps most; a labelled set with no detection counts 0 reps.
+    public static func reps(file: String, parameters: RepCounter.Parameters = .init()) throws -> RepFileResult {
+        let log = try MotionLog.read(path: file)
+        let motion = try log.deviceMotion()
+        var counter = RepCounter(sampleRate: log.sampleRate, parameters: parameters)
+        let found = counter.process(motion)
+        let truth = try exermoteTruth(file: file, log: log)
+        var counted = [Int](repeating: 0, count: truth.count)
+        var stray = 0
+        for s in found {
+            var best: (overlap: Double, index: Int)?
+            for (i, t) in truth.enumerated() {
+                let overlap = min(s.end, t.end_s) - max(s.start, t.start_s)
+                if overlap > 0 && (best == nil || overlap > best!.overlap) { best = (overlap, i) }
+            }
+            if let best { counted[best.index] += s.reps } else { stray += 1 }
+        }
+        let rows = truth.enumerated().map { i, t in
+            RepSetResult(exercise: t.exercise, truth_reps: t.reps, counted_reps: counted[i], start_s: t.start_s, end_s: t.end_s)
+        }
+        return RepFileResult(file: (file as NSString).lastPathComponent, individual: individual(of: file), sets: rows,
+                             stray_sets: stray)
+    }
+}

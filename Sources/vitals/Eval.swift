@@ -10,6 +10,7 @@ struct Eval: ParsableCommand {
             EvalBeats.self,
             EvalAttitude.self,
             EvalSwings.self,
+            EvalReps.self,
         ]
     )
 }

@@ -121,3 +121,67 @@ struct EvalSwings: ParsableCommand {
 }
 
 extension Wrist: ExpressibleByArgument {}
+
+/// `vitals eval reps DIR`: rep counter against Exermote's prompted schedule.
+struct EvalReps: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reps",
+        abstract: "Rep counter on Exermote logs: reps per set within 1 (>= 95 %), exact (>= 65 %), <= 1 stray set per session.")
+
+    @Argument(help: "Directory of Exermote CSV logs.") var directory: String
+    @Flag(help: "Print one JSON document.") var json = false
+    @Flag(help: "Exit non-zero when a gate fails.") var check = false
+    @Option(help: "Individuals the constants were tuned on (reported apart from the others).")
+    var tuned: String = "1,2,3"
+
+    static let withinOneGate = 0.95, exactGate = 0.65, strayGate = 1
+
+    struct Summary: Encodable {
+        var group: String
+        var sets: Int
+        var within_one: Double
+        var exact: Double
+        var max_stray_per_session: Int
+    }
+
+    struct Report: Encodable {
+        var files: [MotionEvaluation.RepFileResult]
+        var summaries: [Summary]
+        var pass: Bool
+    }
+
+    static func summary(_ group: String, _ files: [MotionEvaluation.RepFileResult]) -> Summary {
+        let sets = files.flatMap(\.sets)
+        let n = max(1, sets.count)
+        return Summary(group: group, sets: sets.count,
+                       within_one: Double(sets.filter { abs($0.counted_reps - $0.truth_reps) <= 1 }.count) / Double(n),
+                       exact: Double(sets.filter { $0.counted_reps == $0.truth_reps }.count) / Double(n),
+                       max_stray_per_session: files.map(\.stray_sets).max() ?? 0)
+    }
+
+    func run() throws {
+        try reportingInputErrors {
+            let tunedSet = Set(tuned.split(separator: ",").compactMap { Int($0) })
+            let files = try MotionEvaluation.csvFiles(in: directory).map { try MotionEvaluation.reps(file: $0) }
+            let tunedFiles = files.filter { $0.individual.map(tunedSet.contains) ?? false }
+            let others = files.filter { !($0.individual.map(tunedSet.contains) ?? false) }
+            let all = Self.summary("all", files)
+            let summaries = [all, Self.summary("tuned (individuals \(tuned))", tunedFiles), Self.summary("held out (others)", others)]
+            let pass = all.within_one >= Self.withinOneGate && all.exact >= Self.exactGate && all.max_stray_per_session <= Self.strayGate
+            if json {
+                try printJSON(Report(files: files, summaries: summaries, pass: pass))
+            } else {
+                for f in files {
+                    let cells = f.sets.map { "\($0.exercise.prefix(2))\($0.truth_reps):\($0.counted_reps)" }.joined(separator: " ")
+                    print(pad(f.file, 40) + " stray \(f.stray_sets)  " + cells)
+                }
+                for s in summaries {
+                    print(pad(s.group, 30) + String(format: " sets %3d  within 1: %5.1f%%  exact: %5.1f%%  max stray/session: %d",
+                                                    s.sets, 100 * s.within_one, 100 * s.exact, s.max_stray_per_session))
+                }
+                print("gates: within 1 >= 95%, exact >= 65%, stray <= 1 per session: " + (pass ? "PASS" : "FAIL"))
+            }
+            if check && !pass { throw ExitCode(1) }
+        }
+    }
+}
