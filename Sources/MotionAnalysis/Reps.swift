@@ -50,6 +50,8 @@ public struct RepCounter: Sendable {
         public var maximumSet = 180.0
         /// Repetition periods searched, s.
         public var periodRange: ClosedRange<Double> = 2.0...8.0
+        /// A period's fraction (1/2, 1/3...) wins when its autocorrelation reaches this share of the best.
+        public var subharmonicRatio = 0.85
         /// Centred moving-average length applied to the projection, s.
         public var smoothing = 0.5
         /// Peak prominence as a fraction of the projection's 5-95 % range.
@@ -246,12 +248,26 @@ public struct RepCounter: Sendable {
         let minLag = max(1, Int((p.periodRange.lowerBound * sampleRate).rounded()))
         let maxLag = min(n - 2, Int((p.periodRange.upperBound * sampleRate).rounded()))
         guard maxLag >= minLag else { return nil }
+        var ac = [Double](repeating: -.infinity, count: maxLag + 1)
         var bestLag = minLag, best = -Double.infinity
         for lag in minLag..<maxLag {
             var s = 0.0
             for i in 0..<(n - lag) { s += c[i] * c[i + lag] }
             let r = s / ac0 / (1 - Double(lag) / Double(n))
+            ac[lag] = r
             if r > best { best = r; bestLag = lag }
+        }
+        // A multiple of the true period can score as high: take the shortest local maximum near a
+        // whole fraction (1/2, 1/3, ...) of the best lag whose correlation comes close to the best.
+        var divisor = 2
+        while bestLag / divisor >= minLag {
+            let target = Double(bestLag) / Double(divisor)
+            let lo = max(minLag, Int(target * 0.85)), hi = min(maxLag - 1, Int((target * 1.15).rounded(.up)))
+            if lo <= hi, let k = (lo...hi).max(by: { ac[$0] < ac[$1] }), ac[k] >= p.subharmonicRatio * best {
+                bestLag = k
+                break
+            }
+            divisor += 1
         }
         let period = Double(bestLag) / sampleRate
         let sorted = x.sorted()
