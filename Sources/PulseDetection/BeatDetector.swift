@@ -43,6 +43,11 @@ public struct BeatDetector: Sendable {
     private var lastBeatTime: Double?
     private var strengths: RingBuffer<Double>
     private var sortScratch: [Double] = []
+    /// The upstroke found at the latest sample, if any: every local maximum of the slope, before any
+    /// decision (input to ``BeatTracker``). Strength is relative to the typical recent beat.
+    public private(set) var candidate: (time: Double, strength: Double)?
+    /// Median steepness of recent beats (waveform units per sample), once three beats are known.
+    public private(set) var typical: Double?
 
     public init(rate: Double, settings: Settings = Settings()) {
         self.rate = rate
@@ -56,6 +61,8 @@ public struct BeatDetector: Sendable {
         held = nil
         lastBeatTime = nil
         strengths.removeAll()
+        typical = nil
+        candidate = nil
     }
 
     /// Feeds one waveform sample at time `time` (seconds); returns a beat when one is decided.
@@ -67,6 +74,7 @@ public struct BeatDetector: Sendable {
             d2 = d1
             d1 = d0
         }
+        candidate = nil
         guard primed >= 3 else { return nil }
         var decided: Beat?
         let delay = min(settings.maximumDelay, settings.delayFraction * expectedPeriod)
@@ -80,6 +88,7 @@ public struct BeatDetector: Sendable {
             // d1 is centred half a sample before index n - 1, i.e. 1.5 samples before `time`.
             let t = time - (1.5 - max(-0.5, min(0.5, v.offset))) / rate
             let slope = v.value
+            candidate = (t, typical.map { slope / $0 } ?? 1)
             if let h = held {
                 if slope > h.slope { held = (t, slope) }
             } else {
@@ -90,7 +99,6 @@ public struct BeatDetector: Sendable {
     }
 
     private mutating func decide(_ h: (time: Double, slope: Double)) -> Beat? {
-        let typical = typicalStrength()
         if let last = lastBeatTime, h.time - last < settings.refractoryFraction * expectedPeriod {
             return nil
         }
@@ -98,6 +106,7 @@ public struct BeatDetector: Sendable {
             return nil
         }
         strengths.append(h.slope)
+        typical = typicalStrength()
         let interval = lastBeatTime.map { h.time - $0 }
         lastBeatTime = h.time
         return Beat(time: h.time, interval: interval, strength: typical.map { h.slope / $0 } ?? 1)

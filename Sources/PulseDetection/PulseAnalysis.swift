@@ -31,7 +31,8 @@ public struct PulseAnalysis: Sendable {
             observe?(event)
             switch event {
             case .waveform: break
-            case .beat(let b): result.beats.append(b)
+            case .beat: break
+            case .confirmedBeat(let b): result.beats.append(b)
             case .rate(let r): result.rates.append(r)
             case .quality(let q):
                 result.updates.append(q)

@@ -35,6 +35,7 @@ public struct PulseAnalyzer: Sendable {
         public var maximumGap: Double = 1
         public var tracker = RateTracker.Settings()
         public var beats = BeatDetector.Settings()
+        public var beatTracker = BeatTracker.Settings()
         public var contact = ContactDetector.Settings()
         public init() {}
     }
@@ -59,6 +60,10 @@ public struct PulseAnalyzer: Sendable {
     private var beatFilters: [BiquadCascade] = []
     private var trackerFilters: [BiquadCascade] = []
     private var detectors: [BeatDetector] = []
+    private var trackers: [BeatTracker] = []
+    /// Upstrokes seen before the first rate estimate, per channel (bounded).
+    private var earlyCandidates: [RingBuffer<(time: Double, strength: Double)>] = []
+    private var hasPeriod = false
     private var windows: [RingBuffer<Double>] = []
     private var windowScratch: [[Double]] = []
     private var tracker: RateTracker
@@ -100,6 +105,9 @@ public struct PulseAnalyzer: Sendable {
         beatFilters = Array(repeating: beat, count: n)
         trackerFilters = Array(repeating: track, count: n)
         detectors = Array(repeating: BeatDetector(rate: sampleRate, settings: settings.beats), count: n)
+        trackers = Array(repeating: BeatTracker(settings: settings.beatTracker), count: n)
+        // Up to 4 upstrokes a second over the first window (fast heart rate, dicrotic waves, noise).
+        earlyCandidates = Array(repeating: RingBuffer(capacity: Int(4 * settings.windowSeconds) + 8), count: n)
         let capacity = max(8, Int((settings.windowSeconds * tracker.rate).rounded()))
         windows = Array(repeating: RingBuffer(capacity: capacity), count: n)
         windowScratch = Array(repeating: [], count: n)
@@ -117,9 +125,12 @@ public struct PulseAnalyzer: Sendable {
             beatFilters[i].reset()
             trackerFilters[i].reset()
             detectors[i].reset()
+            trackers[i].reset()
             windows[i].removeAll()
         }
         tracker.reset()
+        hasPeriod = false
+        for i in 0..<n { earlyCandidates[i].removeAll() }
         gridCount = 0
         latestBPM = nil
     }
@@ -180,9 +191,11 @@ public struct PulseAnalyzer: Sendable {
         swap(&grid, &pendingGrid)
     }
 
-    /// Flushes nothing held back today (beats are decided within the decision delay); kept so that
-    /// callers finish streams explicitly.
-    public mutating func finish(emit: (PulseEvent) -> Void) {}
+    /// Ends the stream: confirms the beats still inside the beat tracker's decision lag.
+    public mutating func finish(emit: (PulseEvent) -> Void) {
+        guard selected < trackers.count else { return }
+        trackers[selected].finish { emit(.confirmedBeat($0)) }
+    }
 
     private mutating func processGrid(time: Double, values: SIMD4<Double>, emit: (PulseEvent) -> Void) {
         let n = channelNames.count
@@ -194,6 +207,17 @@ public struct PulseAnalyzer: Sendable {
             if decimate { windows[ch].append(z) }
             if let beat = detectors[ch].process(time: time, value: y), ch == selected, latestBPM != nil {
                 emit(.beat(beat))
+            }
+            if let c = detectors[ch].candidate {
+                if hasPeriod {
+                    let isSelected = ch == selected
+                    trackers[ch].add(time: c.time, strength: c.strength, period: detectors[ch].expectedPeriod, now: time) { beat in
+                        if isSelected { emit(.confirmedBeat(beat)) }
+                    }
+                } else if earlyCandidates[ch].count < earlyCandidates[ch].capacity {
+                    // Held until the first rate estimate gives the beat tracker a period.
+                    earlyCandidates[ch].append(c)
+                }
             }
             if ch == selected {
                 emit(.waveform(WaveformSample(time: time, value: y / scale)))
@@ -217,6 +241,18 @@ public struct PulseAnalyzer: Sendable {
         if spread > 0 { scale = spread }
         let period = 60 / u.bpm
         for ch in 0..<n { detectors[ch].expectedPeriod = period }
+        if !hasPeriod {
+            hasPeriod = true
+            for ch in 0..<n {
+                let isSelected = ch == selected
+                for c in earlyCandidates[ch] {
+                    trackers[ch].add(time: c.time, strength: c.strength, period: period, now: c.time) { beat in
+                        if isSelected { emit(.confirmedBeat(beat)) }
+                    }
+                }
+                earlyCandidates[ch].removeAll()
+            }
+        }
         let report = QualityReport(time: endTime, index: u.confidence, trackedBPM: u.bpm, spectralConcentration: u.concentration / (1 + u.concentration),
                                    channelAgreement: u.agreement, skewness: skewness(w) * orientation[u.channel],
                                    perfusionPercent: .nan, channel: channelNames[u.channel])

@@ -79,7 +79,11 @@ public struct QualityReport: Sendable, Equatable {
 /// Everything the live pipeline reports, in time order.
 public enum PulseEvent: Sendable, Equatable {
     case waveform(WaveformSample)
+    /// A beat as soon as it is seen (within 250 ms of the pulse), for animation and sound.
     case beat(Beat)
+    /// A beat confirmed by the beat tracker after its decision lag; these are the beats intervals and
+    /// HRV are computed from.
+    case confirmedBeat(Beat)
     case rate(RateEstimate)
     case contactFound(time: Double)
     case contactLost(time: Double)

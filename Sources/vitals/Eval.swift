@@ -7,6 +7,8 @@ struct Eval: ParsableCommand {
         abstract: "Score a pipeline against ground truth on a folder of recordings.",
         subcommands: [
             EvalFingertip.self,
+            EvalBeats.self,
+            EvalAttitude.self,
         ]
     )
 }

@@ -21,6 +21,7 @@ final class LiveDisplay {
                 secondStart = w.time
             }
         case .beat: beats += 1
+        case .confirmedBeat: break
         case .rate(let r): rate = r
         case .contactFound(let t): print(String(format: "%6.1f s  finger on the lens", t))
         case .contactLost(let t): print(String(format: "%6.1f s  finger lifted", t))

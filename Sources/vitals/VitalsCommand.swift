@@ -9,6 +9,7 @@ struct VitalsCommand: AsyncParsableCommand {
         subcommands: [
             HeartRate.self,
             Eval.self,
+            Bench.self,
         ]
     )
 }

@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import VitalsIO
+
+/// `vitals bench`: speed figures, as a table or as `{"benchmarks": [{"name": ..., "ns_per_op": ...}]}`.
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure the speed of the toolkit's hot loops (frame sampling, ...).")
+
+    @Flag(help: "Print one JSON document: {\"benchmarks\": [{\"name\": ..., \"ns_per_op\": ...}]}.")
+    var json = false
+
+    @Option(help: "Run only benchmarks whose name contains this text.")
+    var filter: String?
+
+    @Option(help: "Rounds per benchmark; the fastest round is reported.")
+    var rounds = 7
+
+    func validate() throws {
+        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
+    }
+
+    func run() throws {
+        let results = FrameBenchmarks.run(filter: filter, rounds: rounds)
+        if json {
+            struct Document: Encodable { var benchmarks: [BenchmarkResult] }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(Document(benchmarks: results)), as: UTF8.self))
+        } else {
+            for r in results {
+                print("\(r.name.padding(toLength: 36, withPad: " ", startingAt: 0)) \(String(format: "%10.1f", r.nsPerOp / 1000)) us/op")
+            }
+        }
+    }
+}

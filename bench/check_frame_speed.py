@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Gate for issue 3's frame-sampling speed, measured side by side in one run.
+
+Runs `vitals bench --json --filter frame-mean` (and memcpy) and `bench/opencv_mean.py` alternately
+REPEATS times, keeps each benchmark's fastest figure (both sides report their fastest round), then
+checks, for 640x480 and 1920x1080, BGRA and NV12 (4:2:0):
+  frame-mean-F-S            <= opencv-mean-F-S          (no slower than cv2.mean)
+  frame-mean-F-S-stride4    <= 0.35 x frame-mean-F-S    (stride 4 reads a quarter of the rows)
+Prints a table; exits 1 when a check fails.  Usage: check_frame_speed.py PATH/TO/vitals [REPEATS]
+"""
+import json
+import os
+import subprocess
+import sys
+
+STRIDE_RATIO_MAX = 0.35  # issue 3: stride 4 at most 0.35x of the full-frame mean
+PEER_RATIO_MAX = 1.0     # issue 3: no slower than OpenCV's cv2.mean
+
+
+def run(cmd):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return {b["name"]: b["ns_per_op"] for b in json.loads(out)["benchmarks"]}
+
+
+def main():
+    vitals = sys.argv[1]
+    repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    here = os.path.dirname(os.path.abspath(__file__))
+    best = {}
+    for _ in range(repeats):
+        for cmd in ([vitals, "bench", "--json", "--rounds", "9"],
+                    [sys.executable, os.path.join(here, "opencv_mean.py"), "--rounds", "9"]):
+            for name, ns in run(cmd).items():
+                best[name] = min(ns, best.get(name, float("inf")))
+    failures = 0
+    print(f"{'check':44} {'value':>10} {'limit':>10}")
+    for size in ("640x480", "1920x1080"):
+        for fmt in ("bgra", "nv12"):
+            full = best[f"frame-mean-{fmt}-{size}"]
+            peer = best[f"opencv-mean-{fmt}-{size}"]
+            strided = best[f"frame-mean-{fmt}-{size}-stride4"]
+            memcpy = best.get(f"memcpy-{fmt}-{size}")
+            for label, value, limit in (
+                (f"frame-mean-{fmt}-{size} / opencv", full / peer, PEER_RATIO_MAX),
+                (f"frame-mean-{fmt}-{size}-stride4 / full", strided / full, STRIDE_RATIO_MAX),
+            ):
+                ok = value <= limit
+                failures += not ok
+                print(f"{label:44} {value:10.3f} {limit:10.2f} {'ok' if ok else 'FAIL'}")
+            print(f"  (us: full {full/1e3:.1f}, stride4 {strided/1e3:.1f}, cv2.mean {peer/1e3:.1f}, "
+                  f"memcpy {memcpy/1e3:.1f})" if memcpy else "")
+    print(f"{len(best)} figures, {failures} checks failed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
