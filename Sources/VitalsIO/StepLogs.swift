@@ -49,7 +49,7 @@ public enum StepLogs {
         if head.contains("PacketCounter") || head.hasPrefix("Acquisition frequency") {
             return try readIPOL(bytes: bytes, source: path)
         }
-        let firstLine = head.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first.map(String.init) ?? ""
+        let firstLine = head.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         let fields = firstLine.split(separator: ",")
         if fields.count == 5, fields.allSatisfy({ Double($0.trimmingCharacters(in: .whitespaces)) != nil }) {
             return try readOxford(bytes: bytes, source: path)
@@ -154,5 +154,54 @@ public enum StepLogs {
             throw InputError(.badTimestamps, "\(source): every sample has the same time")
         }
         return AccelerationRecording(format: format, source: source, time: time, acceleration: acc)
+    }
+}
+
+/// Everything `vitals steps` reports about one recording.
+public struct StepAnalysis: Sendable {
+    /// Step contact times, seconds from the first sample.
+    public var stepTimes: [Double]
+    /// Pause and resume events in report order.
+    public var events: [PedometerEvent]
+    /// Totals over the whole recording.
+    public var data: PedometerData
+
+    /// Runs the pedometer over `recording` (the streaming code, sample by sample).
+    public init(recording: AccelerationRecording, strideModel: StrideModel = StrideModel()) {
+        var pedometer = Pedometer(strideModel: strideModel)
+        for a in recording.altitude ?? [] { pedometer.process(a) }
+        var steps: [Double] = []
+        var events: [PedometerEvent] = []
+        func take(_ e: PedometerEvent) {
+            if e.kind == .step { steps.append(e.time) } else { events.append(e) }
+        }
+        for i in recording.time.indices {
+            for e in pedometer.process(AccelerometerSample(time: recording.time[i], acceleration: recording.acceleration[i])) {
+                take(e)
+            }
+        }
+        for e in pedometer.finish() { take(e) }
+        stepTimes = steps.sorted()
+        self.events = events
+        data = pedometer.data
+    }
+
+    /// The `vitals steps --json` document (fields fixed by issue 5; later fields are additions).
+    public var json: JSON {
+        .object([
+            ("steps", .number(Double(data.numberOfSteps))),
+            ("distance_m", .num(data.distance, digits: 2)),
+            ("cadence_steps_per_s", .num(data.averageCadence, digits: 3)),
+            ("floors_ascended", data.floorsAscended.map { .number(Double($0)) } ?? .null),
+            ("step_times_s", .array(stepTimes.map { .num($0, digits: 3) })),
+            ("events", .array(events.map {
+                .object([("type", .string($0.kind.rawValue)), ("time_s", .num($0.time, digits: 3)),
+                         ("reported_at_s", .num($0.reportedAt, digits: 3))])
+            })),
+            ("active_s", .num(data.activeTime, digits: 2)),
+            ("average_active_pace_s_per_m", .num(data.averageActivePace, digits: 3)),
+            ("floors_descended", data.floorsDescended.map { .number(Double($0)) } ?? .null),
+            ("duration_s", .num(data.endDate - data.startDate, digits: 2)),
+        ])
     }
 }

@@ -10,6 +10,7 @@ struct VitalsCommand: AsyncParsableCommand {
             HeartRate.self,
             Eval.self,
             Bench.self,
+            Steps.self,
         ]
     )
 }

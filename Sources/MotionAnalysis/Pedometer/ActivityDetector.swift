@@ -16,6 +16,8 @@ struct ActivityDetector: Sendable {
     static let startProminenceRatio = 3.0
     /// Interval between the two starting peaks, seconds (4 steps/s down to a slow first step).
     static let startInterval = (min: 0.3, max: 1.2)
+    /// Seconds of steady carrying orientation needed before a walk can start.
+    static let minimumSteadySpan = 2.0
     /// While walking, a peak keeps the walk alive when at least this fraction of the recent median...
     static let relativeProminence = 0.15
     /// ...and at least this many g.
@@ -41,7 +43,9 @@ struct ActivityDetector: Sendable {
     }
 
     /// One grid tick; `emit` receives (kind, time) with time not yet corrected for the filter delay.
-    mutating func tick(now: Double, candidate: StepCandidate?, period: Double,
+    /// `stableSince`: the time since which the carrying orientation has been steady; a walk can only
+    /// start inside that span and once it is `minimumSteadySpan` long (handling turns the phone).
+    mutating func tick(now: Double, candidate: StepCandidate?, period: Double, stableSince: Double,
                        emit: (PedometerEvent.Kind, Double) -> Void) {
         if let c = candidate {
             if !isWalking {
@@ -49,7 +53,8 @@ struct ActivityDetector: Sendable {
                     if let l = lastStep {
                         let interval = c.time - l.time
                         let ratio = max(c.prominence, l.prominence) / min(c.prominence, l.prominence)
-                        if interval >= ActivityDetector.startInterval.min && interval <= ActivityDetector.startInterval.max
+                        if interval >= ActivityDetector.startInterval.min
+                            && l.time >= stableSince && now - stableSince >= ActivityDetector.minimumSteadySpan && interval <= ActivityDetector.startInterval.max
                             && ratio <= ActivityDetector.startProminenceRatio {
                             isWalking = true
                             emit(.resume, l.time)

@@ -1,3 +1,4 @@
+import Foundation
 import SignalProcessing
 
 /// A local maximum of the band-passed acceleration magnitude: a possible step.
@@ -44,12 +45,27 @@ struct GaitSignal: Sendable {
     static let minimumProminence = 0.03
     /// Gaps in the input longer than this (s) restart the grid instead of being filled.
     static let maximumFilledGap = 5.0
+    /// Orientation blocks, seconds: the mean acceleration direction is taken per block.
+    static let blockDuration = 0.5
+    /// Two 1-s mean directions within this angle (degrees) count as the same carrying orientation.
+    /// Walking keeps the 1-s mean direction within 25° of the previous seconds in 95 % of the Oxford
+    /// walking time (pockets and bags: within 10°), while taking a phone out, pocketing or dropping it
+    /// in a bag turns it by 25°–130°.
+    static let stableAngle = 25.0
+    /// Orientation history kept, in blocks (8 s).
+    static let blockCapacity = 16
     /// History kept (grid samples): the 4 s window or a 2.5 s short window plus the longest stride lag.
     static let historyCapacity = 320
 
     private var origin: Double?
     private var bin = 0
     private var binSum = 0.0
+    private var binVector = Vector3.zero
+    private var blockSum = Vector3.zero
+    private var blockCount = 0
+    private var blocks = RingBuffer<Vector3>(capacity: GaitSignal.blockCapacity)
+    /// How long (s) the carrying orientation has been steady, as of the last completed block.
+    private(set) var stableDuration = 0.0
     private var binCount = 0
     private var filter = Butterworth.bandPass(order: 2, low: band.low, high: band.high, sampleRate: rate)
     private var primed = false
@@ -73,41 +89,46 @@ struct GaitSignal: Sendable {
     /// Adds one accelerometer magnitude (g) taken at `time` (s). When this sample starts a new bin, returns
     /// the finished bin's mean and the grid samples to run with it: `first` and `count` bins (more than
     /// one when the input skipped bins; the gap is held at the last value).
-    mutating func bin(time: Double, magnitude: Double) -> (value: Double, first: Int, count: Int)? {
+    mutating func bin(time: Double, acceleration: Vector3) -> (value: Double, vector: Vector3, first: Int, count: Int)? {
+        let magnitude = acceleration.magnitude
         guard time.isFinite, magnitude.isFinite else { return nil }
         if origin == nil { origin = time }
         let k = Int(((time - origin!) * GaitSignal.rate).rounded(.down))
-        var done: (value: Double, first: Int, count: Int)?
+        var done: (value: Double, vector: Vector3, first: Int, count: Int)?
         if binCount == 0 {
             bin = k
         } else if k > bin {
             let missing = k - bin - 1
             let filled = Double(missing) / GaitSignal.rate <= GaitSignal.maximumFilledGap ? missing : 0
-            done = (binSum / Double(binCount), bin, 1 + filled)
+            done = (binSum / Double(binCount), binVector * (1 / Double(binCount)), bin, 1 + filled)
             bin = k
             binSum = 0
+            binVector = .zero
             binCount = 0
         }
         // A sample stamped earlier than its bin (clock jitter) is averaged into the current bin.
         binSum += magnitude
+        binVector = binVector + acceleration
         binCount += 1
         return done
     }
 
     /// Completes the current bin (end of a recording); see `bin(time:magnitude:)`.
-    mutating func flush() -> (value: Double, first: Int, count: Int)? {
+    mutating func flush() -> (value: Double, vector: Vector3, first: Int, count: Int)? {
         guard binCount > 0 else { return nil }
-        let done = (binSum / Double(binCount), bin, 1)
+        let done = (binSum / Double(binCount), binVector * (1 / Double(binCount)), bin, 1)
         binCount = 0
         binSum = 0
+        binVector = .zero
         bin += 1
         return done
     }
 
     /// Runs one grid sample (bin index `bin`, mean magnitude `value` in g) through the filter, the
     /// period estimator and the peak finder. Returns the grid time and the candidate found, if any.
-    mutating func step(value: Double, bin: Int) -> (now: Double, candidate: StepCandidate?) {
+    mutating func step(value: Double, vector: Vector3, bin: Int) -> (now: Double, candidate: StepCandidate?) {
         let now = origin! + (Double(bin) + 0.5) / GaitSignal.rate
+        trackOrientation(vector)
         if !primed {
             filter.setSteadyState(input: value)
             primed = true
@@ -133,6 +154,34 @@ struct GaitSignal: Sendable {
         x2 = x1
         x1 = y
         return (now, candidate)
+    }
+
+    /// Accumulates 0.5-s blocks of the mean acceleration vector and measures how far back the 1-s mean
+    /// direction has stayed within `stableAngle` of the latest second's.
+    private mutating func trackOrientation(_ v: Vector3) {
+        blockSum = blockSum + v
+        blockCount += 1
+        guard blockCount == Int(GaitSignal.blockDuration * GaitSignal.rate) else { return }
+        blocks.append(blockSum)
+        blockSum = .zero
+        blockCount = 0
+        let n = blocks.count
+        guard n >= 2 else {
+            stableDuration = Double(n) * GaitSignal.blockDuration
+            return
+        }
+        let current = blocks[n - 1] + blocks[n - 2]
+        let cosLimit = cos(GaitSignal.stableAngle * Double.pi / 180)
+        var good = 2
+        var k = n - 3
+        while k >= 0 {
+            let earlier = blocks[k] + blocks[k + 1]
+            let c = current.dot(earlier) / max(1e-12, current.magnitude * earlier.magnitude)
+            if c < cosLimit { break }
+            good += 1
+            k -= 1
+        }
+        stableDuration = Double(good) * GaitSignal.blockDuration
     }
 
     /// The autocorrelation period estimate over the `length` grid samples before the newest.

@@ -37,6 +37,8 @@ struct StepCounter: Sendable {
     static let shortWindow = 2.5
     /// Candidates remembered for the backwards chain, seconds.
     static let memory = 6.0
+    /// Seconds of steady carrying orientation needed before counting starts (see `GaitSignal.stableAngle`).
+    static let minimumSteadySpan = 2.0
     /// Missing steps tolerated in a row (the foot-switch truth shows such gaps are real steps).
     static let maximumMissed = 1
 
@@ -77,7 +79,10 @@ struct StepCounter: Sendable {
         if let c = candidate {
             candidates.append(c)
             if last == nil {
-                if periodic { tryStart(from: c, period: period, emit: emit) }
+                let steadySince = now - signal.stableDuration
+                if periodic && now - steadySince >= StepCounter.minimumSteadySpan {
+                    tryStart(from: c, period: period, notBefore: steadySince, emit: emit)
+                }
             } else {
                 pending.append(c)
             }
@@ -118,7 +123,8 @@ struct StepCounter: Sendable {
     }
 
     /// Looks for a regular chain ending at `c`; when found, counts it and locks on.
-    private mutating func tryStart(from c: StepCandidate, period: Double, emit: (Double) -> Void) {
+    private mutating func tryStart(from c: StepCandidate, period: Double, notBefore: Double, emit: (Double) -> Void) {
+        guard c.time >= notBefore else { return }
         chain.removeAll(keepingCapacity: true)
         chain.append(c)
         while true {
@@ -129,6 +135,7 @@ struct StepCounter: Sendable {
                 && cc.time <= current - StepCounter.window.early * period
                 && cc.time > lastCounted + StepCounter.window.early * period
                 && cc.time >= c.time - StepCounter.memory
+                && cc.time >= notBefore
                 && cc.prominence >= StepCounter.relativeProminence * c.prominence {
                 let s = score(cc, expected: current - period, period: period)
                 if s > bestScore { bestScore = s; best = cc }

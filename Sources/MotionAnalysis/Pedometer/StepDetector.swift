@@ -45,7 +45,7 @@ public struct StepDetector: Sendable {
     /// - Returns: the events that became known at this sample, steps in time order.
     public mutating func process(time: Double, acceleration: Vector3) -> [PedometerEvent] {
         output.removeAll(keepingCapacity: true)
-        push(time: time, magnitude: acceleration.magnitude)
+        push(time: time, acceleration: acceleration)
         return output
     }
 
@@ -92,24 +92,24 @@ public struct StepDetector: Sendable {
         var all: [PedometerEvent] = []
         for i in times.indices {
             d.output.removeAll(keepingCapacity: true)
-            d.push(time: times[i], magnitude: accelerations[i].magnitude)
+            d.push(time: times[i], acceleration: accelerations[i])
             if !d.output.isEmpty { all.append(contentsOf: d.output) }
         }
         all.append(contentsOf: d.finish())
         return all
     }
 
-    private mutating func push(time: Double, magnitude: Double) {
-        if let done = signal.bin(time: time, magnitude: magnitude) {
+    private mutating func push(time: Double, acceleration: Vector3) {
+        if let done = signal.bin(time: time, acceleration: acceleration) {
             _ = run(done)
         }
     }
 
     /// Runs the grid samples of one finished bin through every stage; returns the last grid time.
-    private mutating func run(_ done: (value: Double, first: Int, count: Int)) -> Double {
+    private mutating func run(_ done: (value: Double, vector: Vector3, first: Int, count: Int)) -> Double {
         var now = 0.0
         for j in 0..<done.count {
-            let (t, candidate) = signal.step(value: done.value, bin: done.first + j)
+            let (t, candidate) = signal.step(value: done.value, vector: done.vector, bin: done.first + j)
             now = t
             tick(now: t, candidate: candidate)
         }
@@ -123,7 +123,7 @@ public struct StepDetector: Sendable {
         counter.tick(now: now, candidate: candidate, signal: signal) { t in
             events.append(PedometerEvent(kind: .step, time: t - delay, reportedAt: now))
         }
-        activity.tick(now: now, candidate: candidate, period: signal.period) { kind, t in
+        activity.tick(now: now, candidate: candidate, period: signal.period, stableSince: now - signal.stableDuration) { kind, t in
             events.append(PedometerEvent(kind: kind, time: t - delay, reportedAt: now))
         }
         output = events
