@@ -11,6 +11,7 @@ struct VitalsCommand: AsyncParsableCommand {
             Eval.self,
             Bench.self,
             Swings.self, Reps.self, Motion.self,
+            Steps.self,
         ]
     )
 }
