@@ -8,6 +8,7 @@ struct VitalsCommand: AsyncParsableCommand {
         abstract: "Heart rate, HRV and fitness events from phone and watch sensor recordings.",
         subcommands: [
             Bench.self,
+            Frames.self,
             Simulate.self,
         ]
     )
