@@ -12,6 +12,8 @@ struct VitalsCommand: AsyncParsableCommand {
             Bench.self,
             Swings.self, Reps.self, Motion.self,
             Steps.self,
+            Frames.self,
+            Simulate.self,
         ]
     )
 }
