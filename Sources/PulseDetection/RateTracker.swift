@@ -44,7 +44,8 @@ public struct RateTracker: Sendable {
     /// Seconds between updates.
     public let hop: Double
     private let fftLength: Int
-    private var fft: FFT
+    private var fft: RealFFT
+    private var frame: [Double]
     private let lowBin: Int
     private let highBin: Int
     private let totalLowBin: Int
@@ -75,7 +76,8 @@ public struct RateTracker: Sendable {
         var n = 16
         while Double(n) < rate * 60 / settings.binBPM { n *= 2 }
         fftLength = n
-        fft = FFT(count: n)
+        fft = RealFFT(count: n)
+        frame = [Double](repeating: 0, count: n)
         let binHz = rate / Double(n)
         lowBin = max(1, Int((settings.minBPM / 60 / binHz).rounded(.down)))
         highBin = min(n / 2 - 1, Int((settings.maxBPM / 60 / binHz).rounded(.up)))
@@ -191,24 +193,18 @@ public struct RateTracker: Sendable {
         var mean = 0.0
         for i in 0..<n {
             let z = min(limit, max(-limit, (w[i] - median) / spread))
-            re[i] = z
+            frame[i] = z
             mean += z
         }
         mean /= Double(n)
         clipped.removeAll(keepingCapacity: true)
-        for i in 0..<n { clipped.append(re[i] - mean) }
+        for i in 0..<n { clipped.append(frame[i] - mean) }
         if hann.count != n {
             hann = (0..<n).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(n - 1)) }
         }
-        for i in 0..<n {
-            re[i] = (re[i] - mean) * hann[i]
-            im[i] = 0
-        }
-        for i in n..<fftLength {
-            re[i] = 0
-            im[i] = 0
-        }
-        fft.forward(re: &re, im: &im)
+        for i in 0..<n { frame[i] = (frame[i] - mean) * hann[i] }
+        for i in n..<fftLength { frame[i] = 0 }
+        fft.forward(frame, re: &re, im: &im)
         var total = 0.0
         for k in 0...(fftLength / 2) {
             let p = re[k] * re[k] + im[k] * im[k]
