@@ -5,8 +5,10 @@ import Foundation
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
+    /// A generator whose sequence is fixed by `seed`.
     public init(seed: UInt64) { state = seed }
 
+    /// The next 64 random bits.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
@@ -125,6 +127,7 @@ public struct SimulatedFinger: Sendable {
     private let driftPhases: (Double, Double)
     private let shape: PulseShape
 
+    /// A finger whose frames are fixed by `settings` (including its seed); time starts at 0.
     public init(settings: Settings = Settings()) {
         self.settings = settings
         rng = SplitMix64(seed: settings.seed ^ 0x5EED_F1A6_0000_0001)

@@ -216,6 +216,23 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
     }
 }
 
+@Suite struct BeatTrackerTests {
+    @Test(.disabled("""
+        BeatTracker bug (main b159f40): confirmed beats sometimes repeat an upstroke or go back in time, \
+        e.g. 48.4614 s then 48.4608 s (40 bpm, 1 % variation, seed 40), 31.7163 s twice (90 bpm, 4 %), \
+        67.6914 s then 67.6784 s (90 bpm, 4 %), 47.5129 s then 47.5149 s (clean finger, 75 bpm, seed 3): \
+        a later best path through a candidate before the last confirmed beat is confirmed too.
+        """), arguments: SimulatedFingerAccuracyTests.rates)
+    func confirmedBeatsAreInTimeOrderAndNeverRepeatAnUpstroke(bpm: Double) {
+        for variability in [0.01, 0.04] {
+            let (analysis, _) = SimulatedFingerAccuracyTests.analyse(bpm: bpm, seconds: 120, variability: variability)
+            // 50 ms: far below any heartbeat interval (300 bpm = 200 ms), far above timing noise.
+            let repeats = zip(analysis.beats, analysis.beats.dropFirst()).filter { $1.time - $0.time < 0.05 }
+            #expect(repeats.isEmpty, "\(bpm) bpm, \(variability): \(repeats.map { "\($0.time) then \($1.time)" })")
+        }
+    }
+}
+
 @Suite struct BadInputTests {
     static let clean: [PulseInput] = {
         var s = SimulatedFinger.Settings()
