@@ -31,9 +31,9 @@ public struct PulseAnalyzer: Sendable {
         /// The first rate is attempted once this much signal is in, seconds.
         public var minimumWindowSeconds: Double = 5
         /// Rates with lower confidence are not reported (declined), 0...1. Chosen on MTHS as the
-        /// balance of answering and being right; the same value on odd- and even-numbered subjects
-        /// gives 86 % / 76 % answered with 84 % / 90 % within 5 bpm (`vitals eval fingertip --subset`).
-        public var minimumConfidence: Double = 0.35
+        /// balance of answering and being right (`vitals eval fingertip --min-confidence`); see the
+        /// README for the same value on odd- and even-numbered subjects separately.
+        public var minimumConfidence: Double = 0.1
         /// Whether `.waveform` events are emitted (a batch analysis that draws nothing turns them off).
         public var emitsWaveform = true
         /// Longest silence bridged by interpolation, seconds.
