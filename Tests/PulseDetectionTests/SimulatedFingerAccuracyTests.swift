@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test(.disabled("""
-        Fails at 50-90, 130 and 200 bpm (main b159f40): RMSSD errors of +5.9 % to +39.7 % and -7.6 % with \
+        Fails at 50-90, 130 and 200 bpm (main 6977034): RMSSD errors of +5.9 % to +39.7 % and -7.6 % with \
         4 % beat-to-beat variation, jitter, drops, drift and motion spikes (table in the report); holds \
         at 40, 100-120 and 140-190. Part of it is the BeatTracker duplicate-beat bug (see BeatTrackerTests).
         """), arguments: rates)
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test(.disabled("""
-        BeatTracker bug (main b159f40): on this clean finger it confirms two beats 2 ms apart (47.5129 s \
+        BeatTracker bug (main b159f40, 6977034): on this clean finger it confirms two beats 2 ms apart (47.5129 s \
         and 47.5149 s, the second with interval 0.772 s from an earlier candidate); RMSSD comes out \
         5.7 % high (42.3 vs 40.0 ms). Before the merge of b159f40 it passed.
         """))
