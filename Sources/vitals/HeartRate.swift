@@ -52,7 +52,7 @@ struct HeartRate: ParsableCommand {
             }
             path = url.path
         }
-        let recording = try CLIError.wrap { () throws -> PulseRecording in
+        var recording = try CLIError.wrap { () throws -> PulseRecording in
             if HeartRate.isVideo(path) {
                 // Frames -> mean colours (ffmpeg downscales with area averaging, which keeps the mean).
                 let progress = ProgressBar(label: URL(fileURLWithPath: path).lastPathComponent)
@@ -61,6 +61,10 @@ struct HeartRate: ParsableCommand {
                 return try PulseRecording.colors(means.samples, source: path)
             }
             return try PulseRecording.load(path: path, column: bundled ? "ppg" : column, rate: rate)
+        }
+        if bundled {
+            recording.source = "bundled recording (PhysioNet a103l finger PPG, first 60 s)"
+            status("Analysing \(recording.source) as the live monitor would: waveform, beats (♥), rate.")
         }
         for g in recording.gaps {
             warn(String(format: "gap in the recording from %.2f s to %.2f s: analysed either side", g.from, g.to))
