@@ -1,3 +1,4 @@
+import Foundation
 import SignalProcessing
 
 /// The live fingertip (or PPG) pipeline: inputs in, events out.
@@ -218,9 +219,18 @@ public struct PulseAnalyzer: Sendable {
         let n = channelNames.count
         gridCount += 1
         let decimate = gridCount % decimation == 0
+        if gridCount == 1 {
+            // Start every filter as if the first value had always been there: no step transient
+            // from the signal's level (a red channel near 250) masquerading as a slow pulse.
+            for ch in 0..<n {
+                beatFilters[ch].setSteadyState(input: values[ch])
+                trackerFilters[ch].setSteadyState(input: values[ch])
+            }
+        }
         for ch in 0..<n {
-            let y = orientation[ch] * beatFilters[ch].process(values[ch])
-            let z = trackerFilters[ch].process(values[ch])
+            let x = values[ch]
+            let y = orientation[ch] * beatFilters[ch].process(x)
+            let z = trackerFilters[ch].process(x)
             if decimate { windows[ch].append(z) }
             if let beat = detectors[ch].process(time: time, value: y), ch == selected, latestBPM != nil {
                 emit(.beat(beat))
