@@ -42,6 +42,9 @@ public struct RepCounter: Sendable {
         public var activityThreshold = 0.4
         /// Quieter stretches shorter than this (s) stay inside a set.
         public var mergeGap = 2.0
+        /// Samples this long (s) before a set's first and after its last active sample are analysed
+        /// with it: the centred activity window reacts half a window late.
+        public var edgeMargin = 1.0
         /// Shortest set, s.
         public var minimumSet = 6.0
         /// Fewest reps that make a set.
@@ -183,9 +186,19 @@ public struct RepCounter: Sendable {
             inSet = true
             setStart = time
             lastOn = time
+            // Pre-roll: the window's samples before its centre, up to `edgeMargin` earlier.
+            for k in stride(from: ringCount - 1, through: 0, by: -1) {
+                var i = ringHead - k
+                if i < 0 { i += window }
+                let t = ringTime[i]
+                if t < time && t >= time - parameters.edgeMargin {
+                    setTime.append(t)
+                    setGravity.append(ringGravity[i])
+                }
+            }
             setTime.append(time)
             setGravity.append(gravity)
-            lastOnIndex = 1
+            lastOnIndex = setTime.count
         }
         return out
     }
@@ -193,7 +206,9 @@ public struct RepCounter: Sendable {
     private mutating func close() -> RepSet? {
         guard inSet else { return nil }
         inSet = false
-        let n = lastOnIndex
+        // Post-roll: up to `edgeMargin` after the last active sample.
+        var n = lastOnIndex
+        while n < setTime.count && setTime[n] <= lastOn + parameters.edgeMargin { n += 1 }
         defer {
             setTime.removeAll(keepingCapacity: true)
             setGravity.removeAll(keepingCapacity: true)
