@@ -65,6 +65,8 @@ public struct RepCounter: Sendable {
         public var edgeHeight = 0.8
         /// Edge peaks further than this many median spacings from their neighbour go.
         public var edgeGap = 1.3
+        /// Sets are analysed at no more than this rate (block means of the samples), Hz.
+        public var analysisRate = 10.0
         /// A longer interval between samples ends the set and restarts the counter, s.
         public var maximumInterval = 1.0
         public init() {}
@@ -89,6 +91,7 @@ public struct RepCounter: Sendable {
     private var lastOnIndex = 0
     private var lastTime = Double.nan
     private let maximumSetSamples: Int
+    private var plans: [Int: FFT] = [:]  // FFT plans by size, made once
 
     /// - Parameter sampleRate: the recording's rate in Hz; windows in seconds become sample counts.
     public init(sampleRate: Double, parameters: Parameters = Parameters()) {
@@ -155,6 +158,7 @@ public struct RepCounter: Sendable {
     }
 
     /// Runs over a recording, the same code as `process` and `finish`.
+    @inlinable
     public mutating func process<C: Collection>(_ samples: C) -> [RepSet] where C.Element == DeviceMotion {
         var out: [RepSet] = []
         for m in samples { if let s = process(m) { out.append(s) } }
@@ -214,8 +218,22 @@ public struct RepCounter: Sendable {
             setGravity.removeAll(keepingCapacity: true)
         }
         guard n >= 4, setTime[n - 1] - setTime[0] >= parameters.minimumSet else { return nil }
-        guard let (reps, period) = RepCounter.count(time: Array(setTime[0..<n]), gravity: Array(setGravity[0..<n]),
-                                                   sampleRate: sampleRate, parameters: parameters),
+        // Rep patterns are slower than 1 Hz: analyse at no more than `analysisRate` (block means).
+        let block = max(1, Int((sampleRate / parameters.analysisRate).rounded(.down)))
+        var times: [Double] = [], gravities: [Vector3] = []
+        times.reserveCapacity(n / block + 1)
+        gravities.reserveCapacity(n / block + 1)
+        var i = 0
+        while i < n {
+            let j = min(n, i + block)
+            var g = Vector3.zero
+            for k in i..<j { g += setGravity[k] }
+            times.append(setTime[(i + j - 1) / 2])
+            gravities.append(g / Double(j - i))
+            i = j
+        }
+        guard let (reps, period) = RepCounter.count(time: times, gravity: gravities, sampleRate: sampleRate / Double(block),
+                                                   parameters: parameters, plans: &plans),
               reps >= parameters.minimumReps else { return nil }
         return RepSet(start: setTime[0], end: setTime[n - 1], reps: reps, period: period)
     }
@@ -223,6 +241,12 @@ public struct RepCounter: Sendable {
     /// Counts the repetitions in one set's samples; nil when the set is too short to analyse.
     public static func count(time: [Double], gravity: [Vector3], sampleRate: Double,
                              parameters p: Parameters) -> (reps: Int, period: Double)? {
+        var plans: [Int: FFT] = [:]
+        return count(time: time, gravity: gravity, sampleRate: sampleRate, parameters: p, plans: &plans)
+    }
+
+    static func count(time: [Double], gravity: [Vector3], sampleRate: Double,
+                      parameters p: Parameters, plans: inout [Int: FFT]) -> (reps: Int, period: Double)? {
         let n = gravity.count
         guard n >= 8 else { return nil }
         // Principal direction of gravity's variation (power iteration on the covariance).
@@ -263,12 +287,25 @@ public struct RepCounter: Sendable {
         let minLag = max(1, Int((p.periodRange.lowerBound * sampleRate).rounded()))
         let maxLag = min(n - 2, Int((p.periodRange.upperBound * sampleRate).rounded()))
         guard maxLag >= minLag else { return nil }
+        // Autocorrelation through the FFT (zero-padded past 2n, so circular wrap-around cannot reach
+        // the lags used): O(n log n) per set.
+        var size = 1
+        while size < 2 * n { size <<= 1 }
+        var re = [Double](repeating: 0, count: size), im = [Double](repeating: 0, count: size)
+        for i in 0..<n { re[i] = c[i] }
+        var fft = plans[size] ?? FFT(count: size)
+        fft.forward(re: &re, im: &im)
+        for i in 0..<size {
+            re[i] = re[i] * re[i] + im[i] * im[i]
+            im[i] = 0
+        }
+        fft.inverse(re: &re, im: &im)
+        plans[size] = fft
+        let scale = re[0]  // = ac0 times the transform's normalisation
         var ac = [Double](repeating: -.infinity, count: maxLag + 1)
         var bestLag = minLag, best = -Double.infinity
         for lag in minLag..<maxLag {
-            var s = 0.0
-            for i in 0..<(n - lag) { s += c[i] * c[i + lag] }
-            let r = s / ac0 / (1 - Double(lag) / Double(n))
+            let r = re[lag] / scale / (1 - Double(lag) / Double(n))
             ac[lag] = r
             if r > best { best = r; bestLag = lag }
         }

@@ -116,6 +116,7 @@ public struct StrokeDetector: Sendable {
     }
 
     /// Runs over a recording; the same code as `process`.
+    @inlinable
     public mutating func process<C: Collection>(_ samples: C) -> [SwingEvent] where C.Element == DeviceMotion {
         var out: [SwingEvent] = []
         for m in samples { if let e = process(m) { out.append(e) } }
