@@ -21,6 +21,7 @@ public struct RepSet: Sendable, Equatable, Codable {
 /// Counts repetitions of an exercise from the pattern the gravity vector repeats (the device is
 /// worn on the body: arm, wrist, thigh), and finds the sets on its own.
 ///
+/// 0. Samples are averaged in blocks down to `analysisRate` (10 Hz): rep patterns are slower than 1 Hz.
 /// 1. **Sets**: activity is the summed standard deviation of gravity's three components over a
 ///    centred `activityWindow`; a set is a run of activity ≥ `activityThreshold`, runs closer than
 ///    `mergeGap` joined, at least `minimumSet` long.
@@ -65,7 +66,7 @@ public struct RepCounter: Sendable {
         public var edgeHeight = 0.8
         /// Edge peaks further than this many median spacings from their neighbour go.
         public var edgeGap = 1.3
-        /// Sets are analysed at no more than this rate (block means of the samples), Hz.
+        /// Samples are averaged in blocks down to no more than this rate before anything else, Hz.
         public var analysisRate = 10.0
         /// A longer interval between samples ends the set and restarts the counter, s.
         public var maximumInterval = 1.0
@@ -75,6 +76,11 @@ public struct RepCounter: Sendable {
     public let parameters: Parameters
     public let sampleRate: Double
     private let window: Int
+    private let block: Int
+    private let internalRate: Double
+    private var blockSum = Vector3.zero
+    private var blockTime = 0.0
+    private var blockCount = 0
     // Delay line for the centred activity window.
     private var ringTime: [Double]
     private var ringGravity: [Vector3]
@@ -97,10 +103,13 @@ public struct RepCounter: Sendable {
     public init(sampleRate: Double, parameters: Parameters = Parameters()) {
         self.parameters = parameters
         self.sampleRate = sampleRate
-        window = max(3, Int((parameters.activityWindow * sampleRate).rounded()))
+        // Rep patterns are slower than 1 Hz: samples are averaged in blocks down to `analysisRate`.
+        block = max(1, Int((sampleRate / parameters.analysisRate).rounded(.down)))
+        internalRate = sampleRate / Double(block)
+        window = max(3, Int((parameters.activityWindow * internalRate).rounded()))
         ringTime = [Double](repeating: 0, count: window)
         ringGravity = [Vector3](repeating: .zero, count: window)
-        maximumSetSamples = max(16, Int(parameters.maximumSet * sampleRate))
+        maximumSetSamples = max(16, Int(parameters.maximumSet * internalRate))
         setTime.reserveCapacity(maximumSetSamples)
         setGravity.reserveCapacity(maximumSetSamples)
     }
@@ -112,6 +121,21 @@ public struct RepCounter: Sendable {
             finished = finish()
         }
         lastTime = m.time
+        blockSum += m.gravity
+        blockTime += m.time
+        blockCount += 1
+        guard blockCount == block else { return finished }
+        let n = Double(blockCount)
+        let g = blockSum / n, t = blockTime / n
+        blockSum = .zero
+        blockTime = 0
+        blockCount = 0
+        return ingest(time: t, gravity: g) ?? finished
+    }
+
+    /// One (block-averaged) sample into the activity window and the set logic.
+    private mutating func ingest(time: Double, gravity g: Vector3) -> RepSet? {
+        var finished: RepSet?
         // Slide the activity window.
         ringHead = ringHead + 1 == window ? 0 : ringHead + 1
         if ringCount == window {
@@ -121,8 +145,7 @@ public struct RepCounter: Sendable {
         } else {
             ringCount += 1
         }
-        let g = m.gravity
-        ringTime[ringHead] = m.time
+        ringTime[ringHead] = time
         ringGravity[ringHead] = g
         sum += g
         sumSquares += Vector3(x: g.x * g.x, y: g.y * g.y, z: g.z * g.z)
@@ -131,21 +154,29 @@ public struct RepCounter: Sendable {
         // The centre sample of the window.
         var c = ringHead - window / 2
         if c < 0 { c += window }
-        if let e = step(time: ringTime[c], gravity: ringGravity[c], activity: activity()) { finished = e }
+        if let e = step(time: ringTime[c], gravity: ringGravity[c], on: isActive()) { finished = e }
         return finished
     }
 
     /// Ends the recording: judges the samples still in the window and closes an open set.
     public mutating func finish() -> RepSet? {
         var out: [RepSet] = []
+        if blockCount > 0 {
+            let n = Double(blockCount)
+            let g = blockSum / n, t = blockTime / n
+            blockSum = .zero
+            blockTime = 0
+            blockCount = 0
+            if let e = ingest(time: t, gravity: g) { out.append(e) }
+        }
         if ringCount > 0 {
             // Samples after the last judged centre, judged on the full window's activity.
-            let a = activity()
+            let a = isActive()
             let pending = ringCount == window ? window / 2 : ringCount
             for k in stride(from: pending - 1, through: 0, by: -1) {
                 var i = ringHead - k
                 if i < 0 { i += window }
-                if let e = step(time: ringTime[i], gravity: ringGravity[i], activity: a) { out.append(e) }
+                if let e = step(time: ringTime[i], gravity: ringGravity[i], on: a) { out.append(e) }
             }
         }
         if let e = close() { out.append(e) }
@@ -166,16 +197,24 @@ public struct RepCounter: Sendable {
         return out
     }
 
-    private func activity() -> Double {
-        let n = Double(ringCount)
-        let mean = sum / n
-        func sd(_ s2: Double, _ m: Double) -> Double { max(0, s2 / n - m * m).squareRoot() }
-        return sd(sumSquares.x, mean.x) + sd(sumSquares.y, mean.y) + sd(sumSquares.z, mean.z)
+    /// Whether activity reaches the threshold; decided from one square root when the bounds
+    /// √(Σv) ≤ Σ√v ≤ √(3Σv) settle it (they nearly always do), exactly otherwise.
+    @inline(__always)
+    private func isActive() -> Bool {
+        let inverse = 1 / Double(ringCount)
+        let mx = sum.x * inverse, my = sum.y * inverse, mz = sum.z * inverse
+        let vx = max(0, sumSquares.x * inverse - mx * mx)
+        let vy = max(0, sumSquares.y * inverse - my * my)
+        let vz = max(0, sumSquares.z * inverse - mz * mz)
+        let total = vx + vy + vz
+        let t = parameters.activityThreshold
+        if 3 * total < t * t { return false }
+        if total >= t * t { return true }
+        return vx.squareRoot() + vy.squareRoot() + vz.squareRoot() >= t
     }
 
-    private mutating func step(time: Double, gravity: Vector3, activity: Double) -> RepSet? {
+    private mutating func step(time: Double, gravity: Vector3, on: Bool) -> RepSet? {
         var out: RepSet?
-        let on = activity >= parameters.activityThreshold
         if inSet {
             setTime.append(time)
             setGravity.append(gravity)
@@ -218,22 +257,8 @@ public struct RepCounter: Sendable {
             setGravity.removeAll(keepingCapacity: true)
         }
         guard n >= 4, setTime[n - 1] - setTime[0] >= parameters.minimumSet else { return nil }
-        // Rep patterns are slower than 1 Hz: analyse at no more than `analysisRate` (block means).
-        let block = max(1, Int((sampleRate / parameters.analysisRate).rounded(.down)))
-        var times: [Double] = [], gravities: [Vector3] = []
-        times.reserveCapacity(n / block + 1)
-        gravities.reserveCapacity(n / block + 1)
-        var i = 0
-        while i < n {
-            let j = min(n, i + block)
-            var g = Vector3.zero
-            for k in i..<j { g += setGravity[k] }
-            times.append(setTime[(i + j - 1) / 2])
-            gravities.append(g / Double(j - i))
-            i = j
-        }
-        guard let (reps, period) = RepCounter.count(time: times, gravity: gravities, sampleRate: sampleRate / Double(block),
-                                                   parameters: parameters, plans: &plans),
+        guard let (reps, period) = RepCounter.count(time: Array(setTime[0..<n]), gravity: Array(setGravity[0..<n]),
+                                                   sampleRate: internalRate, parameters: parameters, plans: &plans),
               reps >= parameters.minimumReps else { return nil }
         return RepSet(start: setTime[0], end: setTime[n - 1], reps: reps, period: period)
     }

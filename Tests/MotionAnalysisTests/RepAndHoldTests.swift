@@ -13,6 +13,12 @@ import Testing
         for (s, p) in zip(sets, Self.plan) { #expect(abs(s.period - p.period) < 0.3) }
     }
 
+    @Test func fiftyHertzInputCountsTheSameAfterBlockAveraging() {
+        var c = RepCounter(sampleRate: 50)
+        let sets = c.process(Generate.reps(sets: Self.plan, rest: 20, rate: 50))
+        #expect(sets.map(\.reps) == Self.plan.map(\.reps))
+    }
+
     @Test func standingStillIsNoSet() {
         var c = RepCounter(sampleRate: 10)
         #expect(c.process(Generate.reps(sets: [], rest: 120, rate: 10)).isEmpty)
