@@ -18,7 +18,7 @@ public struct PulseAnalysis: Sendable {
     public var rejections = PulseAnalyzer.Rejections()
     /// Length of the analysis window the estimates cover, seconds.
     public var analysisWindow: Double = 10
-    public var minimumConfidence: Double = 0.5
+    public var minimumConfidence: Double = 0.35
 
     /// Runs the pipeline over `inputs` (time order).
     /// - Parameter observe: called with every event as the live pipeline emits it (for drawing).
@@ -26,6 +26,8 @@ public struct PulseAnalysis: Sendable {
                                          settings: PulseAnalyzer.Settings = .init(),
                                          observe: ((PulseEvent) -> Void)? = nil) -> PulseAnalysis
     where S.Element == PulseInput {
+        var settings = settings
+        if observe == nil { settings.emitsWaveform = false }
         var analyzer = PulseAnalyzer(sampleRate: sampleRate, settings: settings)
         var result = PulseAnalysis()
         result.analysisWindow = settings.windowSeconds

@@ -11,9 +11,10 @@ import SignalProcessing
 /// spectrum with the rate history (heart rate changes smoothly: a random walk of `driftBPMPerSqrtSecond`),
 /// so that a window dominated by a motion artefact does not throw the estimate to a spurious peak.
 ///
-/// Confidence mixes two independent views, each 0...1: how concentrated the chosen spectrum is at the
-/// tracked rate and its harmonic (`c / (1 + c)` for concentration ratio `c`), and the fraction of
-/// usable channels whose own spectral peak agrees with the tracked rate.
+/// Confidence is the mean of three views, each 0...1: how concentrated the chosen spectrum is at the
+/// tracked rate and its harmonic (`c / (1 + c)` for concentration ratio `c`), the fraction of usable
+/// channels whose own spectral peak agrees with the tracked rate, and how well the window repeats
+/// itself one beat period later (autocorrelation; motion shared by all channels fails here).
 public struct RateTracker: Sendable {
     /// Settings for the tracker.
     public struct Settings: Sendable {
@@ -31,6 +32,9 @@ public struct RateTracker: Sendable {
         /// Window length over which spectra are weighed per update, seconds (evidence weight of one
         /// update is hop / (window / 2), so overlapping windows are not counted many times over).
         public var windowSeconds: Double = 10
+        /// Largest spacing of the spectral grid, bpm (zero padding); parabolic interpolation refines
+        /// the peak between bins.
+        public var binBPM: Double = 2.5
         public init() {}
     }
 
@@ -40,7 +44,8 @@ public struct RateTracker: Sendable {
     /// Seconds between updates.
     public let hop: Double
     private let fftLength: Int
-    private var fft: FFT
+    private var fft: RealFFT
+    private var frame: [Double]
     private let lowBin: Int
     private let highBin: Int
     private let totalLowBin: Int
@@ -54,6 +59,10 @@ public struct RateTracker: Sendable {
     private var spectrum: [Double]
     private var sortScratch: [Double]
     private var hann: [Double] = []
+    private var lastSpread = 0.0
+    /// The latest window after clipping and mean removal, and the chosen channel's.
+    private var clipped: [Double] = []
+    private var bestClipped: [Double] = []
     private let transitionReach: Int
     private let transition: [Double]
 
@@ -64,11 +73,11 @@ public struct RateTracker: Sendable {
         self.settings = settings
         self.rate = rate
         self.hop = hop
-        // Zero-pad so that bins are at most ~1.2 bpm apart; parabolic interpolation refines further.
         var n = 16
-        while Double(n) < rate * 60 / 1.2 { n *= 2 }
+        while Double(n) < rate * 60 / settings.binBPM { n *= 2 }
         fftLength = n
-        fft = FFT(count: n)
+        fft = RealFFT(count: n)
+        frame = [Double](repeating: 0, count: n)
         let binHz = rate / Double(n)
         lowBin = max(1, Int((settings.minBPM / 60 / binHz).rounded(.down)))
         highBin = min(n / 2 - 1, Int((settings.maxBPM / 60 / binHz).rounded(.up)))
@@ -100,6 +109,11 @@ public struct RateTracker: Sendable {
         public var channel: Int
         public var concentration: Double
         public var agreement: Double
+        /// Robust standard deviation (1.4826 MAD) of the chosen channel's window.
+        public var spread: Double
+        /// Normalised autocorrelation of the chosen window at one beat period, -1...1: a pulse repeats
+        /// itself beat after beat; motion and noise do not.
+        public var periodicity: Double
     }
 
     /// Analyses the latest window of each channel (equal lengths, oldest first) and advances the
@@ -108,6 +122,7 @@ public struct RateTracker: Sendable {
     public mutating func update(windows: [[Double]]) -> Update? {
         var bestChannel = -1
         var bestConcentration = -1.0
+        var bestSpread = 0.0
         var peaks: [Double] = []
         for (c, w) in windows.enumerated() {
             guard computeSpectrum(w) else { continue }
@@ -118,7 +133,9 @@ public struct RateTracker: Sendable {
             if conc > bestConcentration {
                 bestConcentration = conc
                 bestChannel = c
+                bestSpread = lastSpread
                 swap(&best, &spectrum)
+                swap(&bestClipped, &clipped)
             }
         }
         guard bestChannel >= 0 else { return nil }
@@ -150,12 +167,14 @@ public struct RateTracker: Sendable {
         }
         for i in 0..<states { forward[i] -= topValue }
         let f = refinedFrequency(best, lowBin + top)
-        let bpm = f * 60
+        let bpm = min(settings.maxBPM, max(settings.minBPM, f * 60))
         let conc = concentration(best, atHz: f)
         let agreeing = peaks.filter { abs($0 - bpm) <= settings.agreementBPM }.count
         let agreement = Double(agreeing) / Double(max(1, peaks.count))
-        let confidence = 0.5 * agreement + 0.5 * conc / (1 + conc)
-        return Update(bpm: bpm, confidence: confidence, channel: bestChannel, concentration: conc, agreement: agreement)
+        let periodicity = autocorrelation(bestClipped, lagSeconds: 60 / bpm)
+        let confidence = (agreement + conc / (1 + conc) + max(0, periodicity)) / 3
+        return Update(bpm: bpm, confidence: confidence, channel: bestChannel, concentration: conc, agreement: agreement,
+                      spread: bestSpread, periodicity: periodicity)
     }
 
     /// Fills `spectrum` with the robustly normalised, Hann-windowed power spectrum of `w`, divided by
@@ -165,32 +184,27 @@ public struct RateTracker: Sendable {
         guard n >= 8 else { return false }
         sortScratch.removeAll(keepingCapacity: true)
         sortScratch.append(contentsOf: w)
-        sortScratch.sort()
-        let median = Statistics.percentile(sorted: sortScratch, 50)
+        let median = sortScratch.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
         for i in 0..<n { sortScratch[i] = abs(w[i] - median) }
-        sortScratch.sort()
-        let spread = 1.4826 * Statistics.percentile(sorted: sortScratch, 50)
+        let spread = 1.4826 * sortScratch.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
         guard spread > 0, spread.isFinite else { return false }
+        lastSpread = spread
         let limit = 3.0
         var mean = 0.0
         for i in 0..<n {
             let z = min(limit, max(-limit, (w[i] - median) / spread))
-            re[i] = z
+            frame[i] = z
             mean += z
         }
         mean /= Double(n)
+        clipped.removeAll(keepingCapacity: true)
+        for i in 0..<n { clipped.append(frame[i] - mean) }
         if hann.count != n {
             hann = (0..<n).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(n - 1)) }
         }
-        for i in 0..<n {
-            re[i] = (re[i] - mean) * hann[i]
-            im[i] = 0
-        }
-        for i in n..<fftLength {
-            re[i] = 0
-            im[i] = 0
-        }
-        fft.forward(re: &re, im: &im)
+        for i in 0..<n { frame[i] = (frame[i] - mean) * hann[i] }
+        for i in n..<fftLength { frame[i] = 0 }
+        fft.forward(frame, re: &re, im: &im)
         var total = 0.0
         for k in 0...(fftLength / 2) {
             let p = re[k] * re[k] + im[k] * im[k]
@@ -201,6 +215,23 @@ public struct RateTracker: Sendable {
         let inv = 1 / total
         for k in 0...(fftLength / 2) { spectrum[k] *= inv }
         return true
+    }
+
+    /// Normalised autocorrelation of `x` at a lag of `lagSeconds`, interpolated between whole lags.
+    private func autocorrelation(_ x: [Double], lagSeconds: Double) -> Double {
+        let lag = lagSeconds * rate
+        let l0 = Int(lag.rounded(.down))
+        guard l0 >= 1, l0 + 1 < x.count else { return 0 }
+        var energy = 0.0
+        for v in x { energy += v * v }
+        guard energy > 0 else { return 0 }
+        func at(_ l: Int) -> Double {
+            var s = 0.0
+            for i in 0..<(x.count - l) { s += x[i] * x[i + l] }
+            return s / energy * Double(x.count) / Double(x.count - l)
+        }
+        let f = lag - Double(l0)
+        return (1 - f) * at(l0) + f * at(l0 + 1)
     }
 
     private func peakBin(_ s: [Double]) -> Int {

@@ -11,6 +11,8 @@ struct Eval: ParsableCommand {
             EvalAttitude.self,
             EvalSwings.self,
             EvalReps.self,
+            EvalSteps.self,
+            EvalGait.self,
         ]
     )
 }

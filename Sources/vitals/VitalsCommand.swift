@@ -11,6 +11,9 @@ struct VitalsCommand: AsyncParsableCommand {
             Eval.self,
             Bench.self,
             Swings.self, Reps.self, Motion.self,
+            Steps.self,
+            Frames.self,
+            Simulate.self,
         ]
     )
 }
