@@ -310,6 +310,9 @@ public enum SwingMode: String, Sendable, CaseIterable, Codable {
 
 /// Runs a swing detector over a recording, restarting it after gaps.
 public enum SwingAnalysis {
+    /// Below this rate (Hz) a swing, which lasts about 0.3 s, is not resolved.
+    public static let minimumSampleRate = 25.0
+
     /// Detects swings in `motion` (time-ordered).
     /// - Parameters:
     ///   - sampleRate: the recording's rate in Hz; SwingWatch's 1-s buffer is sized for it.
@@ -320,7 +323,9 @@ public enum SwingAnalysis {
                            maximumInterval: Double = 0.5) -> [SwingEvent] {
         switch mode {
         case .strokes:
-            var d = StrokeDetector(parameters: strokes, wrist: wrist)
+            var p = strokes
+            p.maximumSampleRate = max(p.maximumSampleRate, sampleRate)  // the ring holds the whole window
+            var d = StrokeDetector(parameters: p, wrist: wrist)
             return d.process(motion)
         case .swingwatch:
             var p = swingWatch
