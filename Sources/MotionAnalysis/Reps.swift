@@ -312,10 +312,10 @@ public struct RepCounter: Sendable {
         let minLag = max(1, Int((p.periodRange.lowerBound * sampleRate).rounded()))
         let maxLag = min(n - 2, Int((p.periodRange.upperBound * sampleRate).rounded()))
         guard maxLag >= minLag else { return nil }
-        // Autocorrelation through the FFT (zero-padded past 2n, so circular wrap-around cannot reach
-        // the lags used): O(n log n) per set.
+        // Autocorrelation through the FFT, zero-padded to at least n + maxLag so circular wrap-around
+        // cannot reach the lags used: O(n log n) per set.
         var size = 1
-        while size < 2 * n { size <<= 1 }
+        while size < n + maxLag + 1 { size <<= 1 }
         var re = [Double](repeating: 0, count: size), im = [Double](repeating: 0, count: size)
         for i in 0..<n { re[i] = c[i] }
         var fft = plans[size] ?? FFT(count: size)
@@ -355,7 +355,8 @@ public struct RepCounter: Sendable {
             let y = x.map { sign * $0 }
             var peaks = Peaks.find(y, minDistance: max(1, Int(p.minimumDistance * period * sampleRate)),
                                    minProminence: p.minimumProminence * range).map(\.index)
-            peaks = trimEdges(peaks, y: y, time: time, parameters: p)
+            let low = sign > 0 ? Statistics.percentile(sorted: sorted, 5) : -Statistics.percentile(sorted: sorted, 95)
+            peaks = trimEdges(peaks, y: y, low: low, time: time, parameters: p)
             var cv = Double.infinity
             if peaks.count >= 2 {
                 var d: [Double] = []
@@ -368,9 +369,9 @@ public struct RepCounter: Sendable {
         return (choice?.count ?? 0, period)
     }
 
-    static func trimEdges(_ input: [Int], y: [Double], time: [Double], parameters p: Parameters) -> [Int] {
+    /// `low` is the 5th percentile of `y`.
+    static func trimEdges(_ input: [Int], y: [Double], low: Double, time: [Double], parameters p: Parameters) -> [Int] {
         guard input.count >= 3 else { return input }
-        let low = Statistics.percentile(y, 5)
         let medianHeight = Statistics.median(input.map { y[$0] })
         var peaks = input.filter { y[$0] - low >= p.edgeHeight * (medianHeight - low) }
         while peaks.count >= 3 {
