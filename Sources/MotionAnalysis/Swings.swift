@@ -80,10 +80,14 @@ public struct SwingWatchDetector: Sendable {
     private var recentSum = 0.0   // sum of the newest n/2 samples
     private var recentDetection = false
     private var sinceExactSum = 0
+    private let interval: Double       // 1 / sampleRate, s
+    private let inverseHalf: Double    // 1 / (n/2)
 
     public init(parameters: Parameters = Parameters(), wrist: Wrist = .right) {
         self.parameters = parameters
         self.wrist = wrist
+        interval = 1 / parameters.sampleRate
+        inverseHalf = 1 / Double(parameters.bufferCount / 2)
         ring = [Double](repeating: 0, count: parameters.bufferCount)
         count = parameters.bufferCount
     }
@@ -129,7 +133,7 @@ public struct SwingWatchDetector: Sendable {
         guard count == n else { return nil }
 
         var event: SwingEvent?
-        let dt = 1 / parameters.sampleRate
+        let dt = interval
         var accumulated = sum * dt
         if abs(abs(accumulated) - parameters.angleThreshold) < 1e-9 {
             accumulated = exactSum() * dt  // settle ties exactly as the transcription does
@@ -144,7 +148,7 @@ public struct SwingWatchDetector: Sendable {
             }
         }
         if recentDetection {
-            var mean = recentSum / Double(half)
+            var mean = recentSum * inverseHalf
             if abs(abs(mean) - parameters.settleThreshold) < 1e-9 { mean = exactRecentMean() }
             if abs(mean) < parameters.settleThreshold {
                 recentDetection = false
