@@ -138,7 +138,8 @@ public struct SwingWatchDetector: Sendable {
         if abs(abs(accumulated) - parameters.angleThreshold) < 1e-9 {
             accumulated = exactSum() * dt  // settle ties exactly as the transcription does
         }
-        if accumulated < -parameters.angleThreshold || accumulated > parameters.angleThreshold {
+        // While a swing is recent no swing can count, so the peak (a scan) is not needed then.
+        if !recentDetection && (accumulated < -parameters.angleThreshold || accumulated > parameters.angleThreshold) {
             let peak = accumulated > 0 ? ringMax() : ringMin()
             if accumulated < -parameters.angleThreshold && peak < -parameters.rateThreshold {
                 // Counter-clockwise swing.
