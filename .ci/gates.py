@@ -19,9 +19,15 @@ def run_json(args):
     return json.loads(out.stdout)
 
 def get(doc, path):
+    """Follows `path` into `doc`; "field=value" picks the list element whose field equals value,
+    "field~text" the one whose field contains text."""
     for key in path:
-        if isinstance(key, str) and key.startswith("name="):
-            doc = next(x for x in doc if x.get("name") == key[5:])
+        if isinstance(key, str) and "=" in key:
+            field, value = key.split("=", 1)
+            doc = next(x for x in doc if str(x.get(field)) == value)
+        elif isinstance(key, str) and "~" in key:
+            field, text = key.split("~", 1)
+            doc = next(x for x in doc if text in str(x.get(field)))
         else:
             doc = doc[key]
     return doc
@@ -35,7 +41,7 @@ GATES = [
     ("MTHS subjects within 5 bpm", ["eval", "fingertip", f"{DATA}/fingertip-mths"], ["overall", "subjects_within_5"], "min", 35, 36),
     ("MTHS half/double windows", ["eval", "fingertip", f"{DATA}/fingertip-mths"], ["overall", "half_double_fraction"], "max", 0.04, 0.02),
     ("a103l beat sensitivity", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "sensitivity"], "min", 0.95, 0.97),
-    ("a103l beat PPV", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "ppv"], "min", 0.95, 0.97),
+    ("a103l beat PPV", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "ppv"], "min", 0.96, 0.97),
     ("a103l IBI median error (ms)", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "ibi_median_error_ms"], "max", 5.0, 5.0),
     ("a103l IBI p90 error (ms)", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "ibi_p90_error_ms"], "max", 15.0, 15.0),
     # Simulated finger (issue 2), 40-200 bpm at 30 fps with jitter, drops, drift and motion spikes; needs no data.
@@ -45,11 +51,29 @@ GATES = [
     ("simulated max contact latency (s)", ["eval", "simulated"], ["overall", "max_contact_latency_s"], "max", 0.5, 0.5),
     ("simulated max first-rate delay (s)", ["eval", "simulated"], ["overall", "max_first_rate_delay_s"], "max", 14.5, 6.0),
     ("simulated wrong first rates", ["eval", "simulated"], ["overall", "first_rates_wrong"], "max", 1, 0),
-    ("simulated max beat latency (ms)", ["eval", "simulated"], ["overall", "max_beat_latency_ms"], "max", 275, 250),
+    ("simulated max beat latency (ms)", ["eval", "simulated"], ["overall", "max_beat_latency_ms"], "max", 255, 250),
     ("simulated max |RMSSD error|", ["eval", "simulated"], ["overall", "max_abs_rmssd_error_fraction"], "max", 0.18, 0.05),
-    ("simulated repeated confirmed beats", ["eval", "simulated"], ["overall", "repeated_confirmed_beats"], "max", 12, 0),
+    ("simulated repeated confirmed beats", ["eval", "simulated"], ["overall", "repeated_confirmed_beats"], "max", 0, 0),
     ("live pipeline per frame (ns)", ["bench", "--filter", "pulse-stream"], ["benchmarks", "name=pulse-stream-per-frame-30fps", "ns_per_op"], "max", 2000, 2000),
     ("PPG batch 1 h at 100 Hz (samples/s)", ["bench", "--filter", "ppg-batch"], ["benchmarks", "name=ppg-batch-1h-100hz", "samples_per_s"], "min", 1.0e6, 50e6),
+    # Issue 4: motion. Reps on Exermote, strokes on tennis-ace, attitude filter vs Core Motion, speed.
+    ("reps within 1 of truth (all sets)", ["eval", "reps", f"{DATA}/reps-exermote"], ["summaries", "group=all", "within_one"], "min", 0.95, 0.95),
+    ("reps exact (all sets)", ["eval", "reps", f"{DATA}/reps-exermote"], ["summaries", "group=all", "exact"], "min", 0.65, 0.65),
+    ("reps stray sets per session (max)", ["eval", "reps", f"{DATA}/reps-exermote"], ["summaries", "group=all", "max_stray_per_session"], "max", 1, 1),
+    ("forehand file: called forehand", ["eval", "swings", f"{DATA}/tennis-ace"], ["files", "type=forehand", "strokes", "correct_fraction"], "min", 0.80, 0.95),
+    ("backhand file: called backhand", ["eval", "swings", f"{DATA}/tennis-ace"], ["files", "type=backhand", "strokes", "correct_fraction"], "min", 0.86, 0.95),
+    ("serve file: called serve", ["eval", "swings", f"{DATA}/tennis-ace"], ["files", "type=serve", "strokes", "correct_fraction"], "min", 0.85, 0.80),
+    ("forehand file: events / strokes - 1", ["eval", "swings", f"{DATA}/tennis-ace"], ["files", "type=forehand", "strokes", "count_ratio"], "near1", 0.10, 0.10),
+    ("backhand file: events / strokes - 1", ["eval", "swings", f"{DATA}/tennis-ace"], ["files", "type=backhand", "strokes", "count_ratio"], "near1", 0.10, 0.10),
+    ("serve file: events / strokes - 1", ["eval", "swings", f"{DATA}/tennis-ace"], ["files", "type=serve", "strokes", "count_ratio"], "near1", 0.10, 0.10),
+    ("idle file: events per minute", ["eval", "swings", f"{DATA}/tennis-ace"], ["files", "type=idle", "strokes", "events_per_minute"], "max", 2.0, 2.0),
+    ("SwingWatch parity (forehand file)", ["eval", "swings", f"{DATA}/tennis-ace"], ["files", "type=forehand", "parity"], "min", 1, 1),
+    ("attitude: gravity median error (deg)", ["eval", "attitude", f"{DATA}/reps-exermote"], ["median_deg"], "max", 3.3, 2.0),
+    ("SwingWatch detector (samples/s)", ["bench", "--filter", "motion"], ["benchmarks", "name=motion-swingwatch", "samples_per_s"], "min", 20e6, 20e6),
+    ("stroke detector (samples/s)", ["bench", "--filter", "motion"], ["benchmarks", "name=motion-strokes", "samples_per_s"], "min", 20e6, 20e6),
+    ("rep counter (samples/s)", ["bench", "--filter", "motion"], ["benchmarks", "name=motion-reps", "samples_per_s"], "min", 20e6, 20e6),
+    ("impact detector (samples/s)", ["bench", "--filter", "motion"], ["benchmarks", "name=motion-impacts", "samples_per_s"], "min", 20e6, 20e6),
+    ("pose stability (samples/s)", ["bench", "--filter", "motion"], ["benchmarks", "name=motion-pose-stability", "samples_per_s"], "min", 20e6, 20e6),
 ]
 
 def main():
@@ -65,6 +89,8 @@ def main():
             print(f"{label:42} {'error':>12} {floor:>10} {target:>10}  FAIL ({e})")
             failed.append(label)
             continue
+        if kind == "near1":  # a ratio that should be 1: gate its distance from 1
+            value, kind = abs(value - 1), "max"
         ok_floor = value >= floor if kind == "min" else value <= floor
         ok_target = value >= target if kind == "min" else value <= target
         status = "target met" if ok_target else ("below target (floor holds)" if ok_floor else "FAIL: below floor")

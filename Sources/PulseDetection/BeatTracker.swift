@@ -43,6 +43,7 @@ public struct BeatTracker: Sendable {
     private var base = 0  // absolute index of candidates[0]
     private var anchor: Int?  // absolute index of the last confirmed beat
     private var lastConfirmedTime: Double?
+    private var lastLiveTime: Double?
     private var path: [Int] = []
 
     public init(settings: Settings = Settings()) {
@@ -54,6 +55,29 @@ public struct BeatTracker: Sendable {
         base = 0
         anchor = nil
         lastConfirmedTime = nil
+        lastLiveTime = nil
+    }
+
+    /// The beat to show live, if one is due: the candidate that ends the best sequence so far, once
+    /// it is `delay` seconds old and did not end it before. A dicrotic wave or a wiggle seldom ends
+    /// the best sequence (it pays an interval penalty a true upstroke does not), so live beats are
+    /// the tracker's beats, only sooner and occasionally revised by the confirmed ones.
+    /// - Complexity: O(candidates within the last `maximumStep` periods).
+    public mutating func live(now: Double, delay: Double, lateness: Double = 0.08) -> Beat? {
+        guard let last = candidates.last, last.time > (lastLiveTime ?? -.infinity) else { return nil }
+        var end = candidates.count - 1
+        for i in stride(from: candidates.count - 1, through: 0, by: -1) {
+            if now - candidates[i].time > settings.maximumStep * candidates[i].period { break }
+            if candidates[i].score > candidates[end].score { end = i }
+        }
+        let c = candidates[end]
+        // Too late to be live: the confirmed beats will carry it.
+        guard now - c.time >= delay, now - c.time <= delay + lateness else { return nil }
+        if let l = lastLiveTime, c.time - l < settings.minimumStep * c.period { return nil }
+        let interval = lastLiveTime.map { c.time - $0 }
+        lastLiveTime = c.time
+        return Beat(time: c.time, interval: interval.flatMap { $0 <= settings.maximumStep * c.period ? $0 : nil },
+                    strength: c.strength)
     }
 
     /// Adds a candidate upstroke (time in seconds, strength relative to the typical upstroke) with the

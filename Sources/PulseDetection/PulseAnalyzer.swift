@@ -39,6 +39,9 @@ public struct PulseAnalyzer: Sendable {
         /// is taken within `clippingHoldoff` seconds after such a run (the filters ring after it).
         public var clippingRun: Double = 0.06
         public var clippingHoldoff: Double = 0.5
+        /// A live `.beat` is reported once its upstroke has ended the best beat sequence for this long,
+        /// seconds (with the filter's lag, the event follows the pulse peak by well under 250 ms).
+        public var liveBeatDelay: Double = 0.12
         /// Whether `.waveform` events are emitted (a batch analysis that draws nothing turns them off).
         public var emitsWaveform = true
         /// Longest silence bridged by interpolation, seconds.
@@ -74,6 +77,7 @@ public struct PulseAnalyzer: Sendable {
     /// Upstrokes seen before the first rate estimate, per channel (bounded).
     private var earlyCandidates: [RingBuffer<(time: Double, strength: Double)>] = []
     private var hasPeriod = false
+    private var lastConfirmed: Double?
     private var lastValues = SIMD4<Double>(repeating: .nan)
     private var flatRuns = SIMD4<Int>(repeating: 0)
     private var blockedUntil = SIMD4<Double>(repeating: -.infinity)
@@ -145,6 +149,7 @@ public struct PulseAnalyzer: Sendable {
         }
         tracker.reset()
         hasPeriod = false
+        lastConfirmed = nil
         lastValues = SIMD4(repeating: .nan)
         flatRuns = SIMD4(repeating: 0)
         blockedUntil = SIMD4(repeating: -.infinity)
@@ -212,7 +217,9 @@ public struct PulseAnalyzer: Sendable {
     /// Ends the stream: confirms the beats still inside the beat tracker's decision lag.
     public mutating func finish(emit: (PulseEvent) -> Void) {
         guard selected < trackers.count else { return }
-        trackers[selected].finish { emit(.confirmedBeat($0)) }
+        var confirmed: [Beat] = []
+        trackers[selected].finish { confirmed.append($0) }
+        confirm(confirmed, emit: emit)
     }
 
     private mutating func processGrid(time: Double, values: SIMD4<Double>, emit: (PulseEvent) -> Void) {
@@ -232,9 +239,7 @@ public struct PulseAnalyzer: Sendable {
             let y = orientation[ch] * beatFilters[ch].process(x)
             let z = trackerFilters[ch].process(x)
             if decimate { windows[ch].append(z) }
-            if let beat = detectors[ch].process(time: time, value: y), ch == selected, latestBPM != nil {
-                emit(.beat(beat))
-            }
+            _ = detectors[ch].process(time: time, value: y)
             // A run of identical samples is a clipped or disconnected sensor, not a pulse: upstrokes
             // next to one are not beats.
             if values[ch] == lastValues[ch] {
@@ -247,13 +252,18 @@ public struct PulseAnalyzer: Sendable {
             if let c = detectors[ch].candidate, c.time >= blockedUntil[ch] {
                 if hasPeriod {
                     let isSelected = ch == selected
-                    trackers[ch].add(time: c.time, strength: c.strength, period: detectors[ch].expectedPeriod, now: time) { beat in
-                        if isSelected { emit(.confirmedBeat(beat)) }
+                    var confirmed: [Beat] = []
+                    trackers[ch].add(time: c.time, strength: c.strength, period: detectors[ch].expectedPeriod, now: time) {
+                        confirmed.append($0)
                     }
+                    if isSelected && !confirmed.isEmpty { confirm(confirmed, emit: emit) }
                 } else if earlyCandidates[ch].count < earlyCandidates[ch].capacity {
                     // Held until the first rate estimate gives the beat tracker a period.
                     earlyCandidates[ch].append(c)
                 }
+            }
+            if ch == selected, latestBPM != nil, let beat = trackers[ch].live(now: time, delay: settings.liveBeatDelay) {
+                emit(.beat(beat))
             }
             if ch == selected && settings.emitsWaveform {
                 emit(.waveform(WaveformSample(time: time, value: y / scale)))
@@ -281,9 +291,9 @@ public struct PulseAnalyzer: Sendable {
             for ch in 0..<n {
                 let isSelected = ch == selected
                 for c in earlyCandidates[ch] {
-                    trackers[ch].add(time: c.time, strength: c.strength, period: period, now: c.time) { beat in
-                        if isSelected { emit(.confirmedBeat(beat)) }
-                    }
+                    var confirmed: [Beat] = []
+                    trackers[ch].add(time: c.time, strength: c.strength, period: period, now: c.time) { confirmed.append($0) }
+                    if isSelected && !confirmed.isEmpty { confirm(confirmed, emit: emit) }
                 }
                 earlyCandidates[ch].removeAll()
             }
@@ -295,6 +305,23 @@ public struct PulseAnalyzer: Sendable {
         if u.confidence >= settings.minimumConfidence {
             latestBPM = u.bpm
             emit(.rate(RateEstimate(time: endTime, bpm: u.bpm, confidence: u.confidence)))
+        }
+    }
+
+    /// Passes on confirmed beats, except an upstroke already reported: after a change of channel
+    /// the new channel's tracker confirms heartbeats the previous one already did.
+    private mutating func confirm(_ beats: [Beat], emit: (PulseEvent) -> Void) {
+        let period = detectors[selected].expectedPeriod
+        for var beat in beats {
+            if let last = lastConfirmed {
+                let gap = beat.time - last
+                guard gap > settings.beatTracker.minimumStep * period else { continue }
+                if let i = beat.interval, abs(i - gap) > 1e-9 {
+                    beat.interval = gap <= settings.beatTracker.maximumStep * period ? gap : nil
+                }
+            }
+            lastConfirmed = beat.time
+            emit(.confirmedBeat(beat))
         }
     }
 

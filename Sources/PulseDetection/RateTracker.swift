@@ -38,7 +38,7 @@ public struct RateTracker: Sendable {
         /// respiration and slow motion put power there: rates below `lowRatePriorBPM` need stronger
         /// spectral evidence, by a Gaussian log prior of width `lowRatePriorWidthBPM` (bpm).
         public var lowRatePriorBPM: Double = 50
-        public var lowRatePriorWidthBPM: Double = 5
+        public var lowRatePriorWidthBPM: Double = 8
         /// Largest spacing of the spectral grid, bpm (zero padding); parabolic interpolation refines
         /// the peak between bins.
         public var binBPM: Double = 2.5
