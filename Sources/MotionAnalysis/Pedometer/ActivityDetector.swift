@@ -24,7 +24,14 @@ struct ActivityDetector: Sendable {
     static let minimumProminence = 0.03
     /// Silence that means a stop, in step periods, and its bounds in seconds.
     static let stopPeriods = 2.5
-    static let stopBounds = (min: 1.2, max: 1.6)
+    static let stopBounds = (min: 1.6, max: 2.2)
+    /// A shorter silence suffices when the body is also still: the RMS of the band-passed magnitude over
+    /// the last `quietWindow` seconds is below `quietLevel` × the recent median step prominence.
+    static let quietStopPeriods = 1.8
+    static let quietStopBounds = (min: 0.9, max: 1.2)
+    static let quietLevel = 0.05
+    /// Window of the stillness check, seconds.
+    static let quietWindow = 0.6
 
     private(set) var isWalking = false
     private var lastStep: StepCandidate?
@@ -45,7 +52,7 @@ struct ActivityDetector: Sendable {
     /// One grid tick; `emit` receives (kind, time) with time not yet corrected for the filter delay.
     /// `stableSince`: the time since which the carrying orientation has been steady; a walk can only
     /// start inside that span and once it is `minimumSteadySpan` long (handling turns the phone).
-    mutating func tick(now: Double, candidate: StepCandidate?, period: Double, stableSince: Double,
+    mutating func tick(now: Double, candidate: StepCandidate?, period: Double, stableSince: Double, recentLevel: Double,
                        emit: (PedometerEvent.Kind, Double) -> Void) {
         if let c = candidate {
             if !isWalking {
@@ -73,7 +80,9 @@ struct ActivityDetector: Sendable {
         }
         if isWalking, let l = lastStep {
             let gap = min(ActivityDetector.stopBounds.max, max(ActivityDetector.stopBounds.min, ActivityDetector.stopPeriods * period))
-            if now - l.time > gap {
+            let quietGap = min(ActivityDetector.quietStopBounds.max, max(ActivityDetector.quietStopBounds.min, ActivityDetector.quietStopPeriods * period))
+            let quiet = recentLevel < ActivityDetector.quietLevel * recentMedian()
+            if now - l.time > gap || (quiet && now - l.time > quietGap) {
                 isWalking = false
                 emit(.pause, l.time)
                 lastStep = nil

@@ -248,6 +248,15 @@ struct GaitSignal: Sendable {
         periodicity = r[index]
     }
 
+    /// Root mean square of the last `length` band-passed values (g).
+    func recentRMS(length: Int) -> Double {
+        let n = min(length, history.count)
+        guard n > 0 else { return 0 }
+        var s = 0.0
+        for i in (history.count - n)..<history.count { s += history[i] * history[i] }
+        return (s / Double(n)).squareRoot()
+    }
+
     /// Pearson correlation of the last `length` samples before the newest with the same span `lag`
     /// samples earlier; 1 when there is not yet enough history.
     func laggedCorrelation(length: Int, lag: Int) -> Double {

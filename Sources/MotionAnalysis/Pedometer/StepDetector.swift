@@ -123,7 +123,8 @@ public struct StepDetector: Sendable {
         counter.tick(now: now, candidate: candidate, signal: signal) { t in
             events.append(PedometerEvent(kind: .step, time: t - delay, reportedAt: now))
         }
-        activity.tick(now: now, candidate: candidate, period: signal.period, stableSince: now - signal.stableDuration) { kind, t in
+        activity.tick(now: now, candidate: candidate, period: signal.period, stableSince: now - signal.stableDuration,
+                       recentLevel: signal.recentRMS(length: Int(ActivityDetector.quietWindow * GaitSignal.rate))) { kind, t in
             events.append(PedometerEvent(kind: kind, time: t - delay, reportedAt: now))
         }
         output = events
