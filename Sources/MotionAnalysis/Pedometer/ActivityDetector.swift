@@ -20,6 +20,8 @@ struct ActivityDetector: Sendable {
     static let minimumSteadySpan = 2.0
     /// While walking, a peak keeps the walk alive when at least this fraction of the recent median...
     static let relativeProminence = 0.15
+    /// A peak at least this fraction of the recent median is a step (not an echo): pauses are dated at the last one.
+    static let stepProminence = 0.5
     /// ...and at least this many g.
     static let minimumProminence = 0.03
     /// Silence that means a stop, in step periods, and its bounds in seconds.
@@ -35,6 +37,8 @@ struct ActivityDetector: Sendable {
 
     private(set) var isWalking = false
     private var lastStep: StepCandidate?
+    /// The last peak big enough to be a step rather than the echo of one: what a pause is dated at.
+    private var lastStrongStep: StepCandidate?
     private var recent = RingBuffer<Double>(capacity: 8)
     private var scratch: [Double] = []
 
@@ -68,12 +72,14 @@ struct ActivityDetector: Sendable {
                             recent.removeAll()
                             recent.append(l.prominence)
                             recent.append(c.prominence)
+                            lastStrongStep = c
                         }
                     }
                     lastStep = c
                 }
             } else if c.prominence >= max(ActivityDetector.minimumProminence,
                                           ActivityDetector.relativeProminence * recentMedian()) {
+                if c.prominence >= ActivityDetector.stepProminence * recentMedian() { lastStrongStep = c }
                 lastStep = c
                 recent.append(c.prominence)
             }
@@ -84,8 +90,9 @@ struct ActivityDetector: Sendable {
             let quiet = recentLevel < ActivityDetector.quietLevel * recentMedian()
             if now - l.time > gap || (quiet && now - l.time > quietGap) {
                 isWalking = false
-                emit(.pause, l.time)
+                emit(.pause, max(lastStrongStep?.time ?? l.time, l.time - period))
                 lastStep = nil
+                lastStrongStep = nil
             }
         }
     }

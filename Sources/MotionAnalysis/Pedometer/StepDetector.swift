@@ -54,6 +54,17 @@ public struct StepDetector: Sendable {
         process(time: sample.time, acceleration: sample.acceleration)
     }
 
+    /// Processes a run of samples in time order (a chunk of a stream); same events as one call per sample.
+    public mutating func process(contentsOf samples: some Sequence<AccelerometerSample>) -> [PedometerEvent] {
+        var all: [PedometerEvent] = []
+        for s in samples {
+            output.removeAll(keepingCapacity: true)
+            push(time: s.time, acceleration: s.acceleration)
+            if !output.isEmpty { all.append(contentsOf: output) }
+        }
+        return all
+    }
+
     /// Ends the recording: completes the last grid bin and takes the step of the open window, if any.
     /// Does not report a pause (the recording ending is not the user stopping).
     public mutating func finish() -> [PedometerEvent] {
