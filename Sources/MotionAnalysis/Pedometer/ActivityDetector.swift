@@ -56,7 +56,7 @@ struct ActivityDetector: Sendable {
     /// One grid tick; `emit` receives (kind, time) with time not yet corrected for the filter delay.
     /// `stableSince`: the time since which the carrying orientation has been steady; a walk can only
     /// start inside that span and once it is `minimumSteadySpan` long (handling turns the phone).
-    mutating func tick(now: Double, candidate: StepCandidate?, period: Double, stableSince: Double, recentLevel: Double,
+    mutating func tick(now: Double, candidate: StepCandidate?, period: Double, stableSince: Double, recentLevel: () -> Double,
                        emit: (PedometerEvent.Kind, Double) -> Void) {
         if let c = candidate {
             if !isWalking {
@@ -87,8 +87,8 @@ struct ActivityDetector: Sendable {
         if isWalking, let l = lastStep {
             let gap = min(ActivityDetector.stopBounds.max, max(ActivityDetector.stopBounds.min, ActivityDetector.stopPeriods * period))
             let quietGap = min(ActivityDetector.quietStopBounds.max, max(ActivityDetector.quietStopBounds.min, ActivityDetector.quietStopPeriods * period))
-            let quiet = recentLevel < ActivityDetector.quietLevel * recentMedian()
-            if now - l.time > gap || (quiet && now - l.time > quietGap) {
+            let silence = now - l.time
+            if silence > gap || (silence > quietGap && recentLevel() < ActivityDetector.quietLevel * recentMedian()) {
                 isWalking = false
                 emit(.pause, max(lastStrongStep?.time ?? l.time, l.time - period))
                 lastStep = nil

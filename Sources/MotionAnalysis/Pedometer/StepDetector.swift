@@ -135,7 +135,7 @@ public struct StepDetector: Sendable {
             events.append(PedometerEvent(kind: .step, time: t - delay, reportedAt: now))
         }
         activity.tick(now: now, candidate: candidate, period: signal.period, stableSince: now - signal.stableDuration,
-                       recentLevel: signal.recentRMS(length: Int(ActivityDetector.quietWindow * GaitSignal.rate))) { kind, t in
+                       recentLevel: { [signal] in signal.recentRMS(length: Int(ActivityDetector.quietWindow * GaitSignal.rate)) }) { kind, t in
             events.append(PedometerEvent(kind: kind, time: t - delay, reportedAt: now))
         }
         output = events
