@@ -17,21 +17,24 @@ struct ActivityDetector: Sendable {
     /// Interval between the two starting peaks, seconds (4 steps/s down to a slow first step).
     static let startInterval = (min: 0.3, max: 1.2)
     /// Seconds of steady carrying orientation needed before a walk can start.
-    static let minimumSteadySpan = 2.0
+    static let minimumSteadySpan = 3.0
     /// While walking, a peak keeps the walk alive when at least this fraction of the recent median...
-    static let relativeProminence = 0.15
+    static let relativeProminence = 0.12
     /// A peak at least this fraction of the recent median is a step (not an echo): pauses are dated at the last one.
     static let stepProminence = 0.5
     /// ...and at least this many g.
     static let minimumProminence = 0.03
     /// Silence that means a stop, in step periods, and its bounds in seconds.
     static let stopPeriods = 2.5
-    static let stopBounds = (min: 1.6, max: 2.2)
+    static let stopBounds = (min: 1.6, max: 2.0)
     /// A shorter silence suffices when the body is also still: the RMS of the band-passed magnitude over
     /// the last `quietWindow` seconds is below `quietLevel` × the recent median step prominence.
     static let quietStopPeriods = 1.8
     static let quietStopBounds = (min: 0.9, max: 1.2)
     static let quietLevel = 0.05
+    /// Without a real step (see `stepProminence`) for this long (s), small peaks (sway, shuffling) no
+    /// longer keep the walk alive.
+    static let strongStepGap = 3.4
     /// Window of the stillness check, seconds.
     static let quietWindow = 0.6
 
@@ -88,7 +91,9 @@ struct ActivityDetector: Sendable {
             let gap = min(ActivityDetector.stopBounds.max, max(ActivityDetector.stopBounds.min, ActivityDetector.stopPeriods * period))
             let quietGap = min(ActivityDetector.quietStopBounds.max, max(ActivityDetector.quietStopBounds.min, ActivityDetector.quietStopPeriods * period))
             let silence = now - l.time
-            if silence > gap || (silence > quietGap && recentLevel() < ActivityDetector.quietLevel * recentMedian()) {
+            let sinceStrong = now - (lastStrongStep?.time ?? l.time)
+            if silence > gap || sinceStrong > ActivityDetector.strongStepGap
+                || (silence > quietGap && recentLevel() < ActivityDetector.quietLevel * recentMedian()) {
                 isWalking = false
                 emit(.pause, max(lastStrongStep?.time ?? l.time, l.time - period))
                 lastStep = nil
