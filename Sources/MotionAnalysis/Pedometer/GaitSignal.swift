@@ -76,7 +76,7 @@ struct GaitSignal: Sendable {
     private var correlation: [Double] = []
 
     /// Filtered values, oldest first (the newest is the current grid sample).
-    private(set) var history = RingBuffer<Double>(capacity: GaitSignal.historyCapacity)
+    private(set) var history = MirroredHistory(capacity: GaitSignal.historyCapacity)
     /// Grid samples produced so far.
     private(set) var count = 0
     /// Current step period estimate, seconds.
@@ -197,12 +197,13 @@ struct GaitSignal: Sendable {
             window = [Double](repeating: 0, count: Int(GaitSignal.window * fs))
             correlation = [Double](repeating: 0, count: maxLag - minLag + 1)
         }
-        let start = history.count - 1 - 2 * length
         var mean = 0.0
-        for i in 0..<length {
-            let v = 0.5 * (history[start + 2 * i] + history[start + 2 * i + 1])
-            window[i] = v
-            mean += v
+        history.withWindow(last: 2 * length, skipping: 1) { h in
+            for i in 0..<length {
+                let v = 0.5 * (h[2 * i] + h[2 * i + 1])
+                window[i] = v
+                mean += v
+            }
         }
         mean /= Double(length)
         var energy = 1e-12
@@ -273,30 +274,34 @@ struct GaitSignal: Sendable {
     func recentRMS(length: Int) -> Double {
         let n = min(length, history.count)
         guard n > 0 else { return 0 }
-        var s = 0.0
-        for i in (history.count - n)..<history.count { s += history[i] * history[i] }
-        return (s / Double(n)).squareRoot()
+        return history.withWindow(last: n) { h in
+            var s = 0.0
+            for v in h { s += v * v }
+            return (s / Double(n)).squareRoot()
+        }
     }
 
     /// Pearson correlation of the last `length` samples before the newest with the same span `lag`
     /// samples earlier; 1 when there is not yet enough history.
     func laggedCorrelation(length: Int, lag: Int) -> Double {
-        let n = history.count - 1
-        guard n >= length + lag, count > length + lag else { return 1 }
-        var sa = 0.0, sb = 0.0
-        for i in 0..<length {
-            sa += history[n - length + i]
-            sb += history[n - length - lag + i]
+        guard history.count >= length + lag + 1 else { return 1 }
+        return history.withWindow(last: length + lag, skipping: 1) { h in
+            var sa = 0.0, sb = 0.0
+            for i in 0..<length {
+                sa += h[lag + i]
+                sb += h[i]
+            }
+            let ma = sa / Double(length), mb = sb / Double(length)
+            var sab = 0.0, saa = 0.0, sbb = 0.0
+            for i in 0..<length {
+                let a = h[lag + i] - ma
+                let b = h[i] - mb
+                sab += a * b
+                saa += a * a
+                sbb += b * b
+            }
+            return sab / ((saa / Double(length)).squareRoot() * (sbb / Double(length)).squareRoot() * Double(length) + 1e-12)
         }
-        let ma = sa / Double(length), mb = sb / Double(length)
-        var sab = 0.0, saa = 0.0, sbb = 0.0
-        for i in 0..<length {
-            let a = history[n - length + i] - ma
-            let b = history[n - length - lag + i] - mb
-            sab += a * b
-            saa += a * a
-            sbb += b * b
-        }
-        return sab / ((saa / Double(length)).squareRoot() * (sbb / Double(length)).squareRoot() * Double(length) + 1e-12)
     }
+
 }
