@@ -99,3 +99,10 @@ public struct AttitudeFilter: Sendable {
         return Attitude(roll: roll, pitch: pitch, yaw: 0)
     }
 }
+
+extension AttitudeFilter.Parameters {
+    /// For wrist logs with hard swings (tennis-ace): gain 6/s and tolerance 0.5 g let gravity settle
+    /// between strokes that come every 2-3 s. Chosen among (1, 0.2), (3, 0.3), (6, 0.5) by how well
+    /// rotation about gravity separated forehands from backhands on tennis-ace.
+    public static let responsive = AttitudeFilter.Parameters(correctionGain: 6, accelerationTolerance: 0.5)
+}

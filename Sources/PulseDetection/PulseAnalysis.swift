@@ -9,13 +9,16 @@ public struct PulseAnalysis: Sendable {
     public var rates: [RateEstimate] = []
     /// All tracker estimates, including declined ones, aligned with `updates`.
     public var estimates: [RateEstimate] = []
+    /// Confirmed beats; `isArtifact` marks beats whose interval HRV's correction rejected.
     public var beats: [Beat] = []
+    /// HRV from the confirmed beats (intervals across gaps excluded), nil with fewer than 3 beats.
+    public var hrv: HRVResult?
     public var contactEvents: [PulseEvent] = []
     public var gaps: [(from: Double, to: Double)] = []
     public var rejections = PulseAnalyzer.Rejections()
     /// Length of the analysis window the estimates cover, seconds.
     public var analysisWindow: Double = 10
-    public var minimumConfidence: Double = 0.5
+    public var minimumConfidence: Double = 0.1
 
     /// Runs the pipeline over `inputs` (time order).
     /// - Parameter observe: called with every event as the live pipeline emits it (for drawing).
@@ -23,6 +26,8 @@ public struct PulseAnalysis: Sendable {
                                          settings: PulseAnalyzer.Settings = .init(),
                                          observe: ((PulseEvent) -> Void)? = nil) -> PulseAnalysis
     where S.Element == PulseInput {
+        var settings = settings
+        if observe == nil { settings.emitsWaveform = false }
         var analyzer = PulseAnalyzer(sampleRate: sampleRate, settings: settings)
         var result = PulseAnalysis()
         result.analysisWindow = settings.windowSeconds
@@ -44,7 +49,17 @@ public struct PulseAnalysis: Sendable {
         for input in inputs { analyzer.process(input, emit: handle) }
         analyzer.finish(emit: handle)
         result.rejections = analyzer.rejections
+        result.computeHRV()
         return result
+    }
+
+    private mutating func computeHRV() {
+        guard beats.count >= 3 else { return }
+        // A beat reached across a gap or a bridged artefact has no interval: keep it out.
+        let excluded = beats.indices.filter { $0 > 0 && beats[$0].interval == nil }
+        let result = HRV.measures(beatTimes: beats.map(\.time), excludedBeats: excluded)
+        for r in result.rejected where r.index + 1 < beats.count { beats[r.index + 1].isArtifact = true }
+        hrv = result
     }
 
     /// The whole recording's heart rate: the median of the reported rates, with their median

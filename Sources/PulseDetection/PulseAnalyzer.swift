@@ -18,8 +18,9 @@ import SignalProcessing
 /// - Complexity: O(1) per input sample (amortised); O(window) work every hop.
 public struct PulseAnalyzer: Sendable {
     public struct Settings: Sendable {
-        /// Band of the beat waveform, Hz (upper edge lowered to 40 % of the sample rate if needed).
-        public var beatBand: ClosedRange<Double> = 0.5...8
+        /// Band of the beat waveform, Hz: the pulse wave and its first harmonics (a common PPG band;
+        /// Elgendi 2013 uses 0.5-8 Hz). Upper edge lowered to 40 % of the sample rate if needed.
+        public var beatBand: ClosedRange<Double> = 0.5...5
         /// Band of the rate tracker's signal, Hz: 30-240 bpm with margin.
         public var trackerBand: ClosedRange<Double> = 0.5...4
         /// Target analysis rate of the tracker after decimation, Hz (at least 2.5x the band's top).
@@ -29,8 +30,12 @@ public struct PulseAnalyzer: Sendable {
         public var hopSeconds: Double = 1
         /// The first rate is attempted once this much signal is in, seconds.
         public var minimumWindowSeconds: Double = 5
-        /// Rates with lower confidence are not reported (declined), 0...1.
-        public var minimumConfidence: Double = 0.5
+        /// Rates with lower confidence are not reported (declined), 0...1. Chosen on MTHS as the
+        /// balance of answering and being right (`vitals eval fingertip --min-confidence`); see the
+        /// README for the same value on odd- and even-numbered subjects separately.
+        public var minimumConfidence: Double = 0.1
+        /// Whether `.waveform` events are emitted (a batch analysis that draws nothing turns them off).
+        public var emitsWaveform = true
         /// Longest silence bridged by interpolation, seconds.
         public var maximumGap: Double = 1
         public var tracker = RateTracker.Settings()
@@ -219,7 +224,7 @@ public struct PulseAnalyzer: Sendable {
                     earlyCandidates[ch].append(c)
                 }
             }
-            if ch == selected {
+            if ch == selected && settings.emitsWaveform {
                 emit(.waveform(WaveformSample(time: time, value: y / scale)))
             }
         }
@@ -237,8 +242,7 @@ public struct PulseAnalyzer: Sendable {
         if isColor == true { orientHue(best: u.channel) }
         selected = u.channel
         let w = windowScratch[u.channel]
-        let spread = robustSpread(w)
-        if spread > 0 { scale = spread }
+        if u.spread > 0 { scale = u.spread }
         let period = 60 / u.bpm
         for ch in 0..<n { detectors[ch].expectedPeriod = period }
         if !hasPeriod {
@@ -277,11 +281,6 @@ public struct PulseAnalyzer: Sendable {
         guard saa > 0, sbb > 0 else { return }
         let r = sab / (saa * sbb).squareRoot() * orientation[reference]
         if abs(r) > 0.3 { orientation[3] = r > 0 ? 1 : -1 }
-    }
-
-    private func robustSpread(_ w: [Double]) -> Double {
-        guard !w.isEmpty else { return 0 }
-        return 1.4826 * Statistics.medianAbsoluteDeviation(w)
     }
 
     private func skewness(_ w: [Double]) -> Double {

@@ -11,9 +11,12 @@ import SignalProcessing
 /// spectrum with the rate history (heart rate changes smoothly: a random walk of `driftBPMPerSqrtSecond`),
 /// so that a window dominated by a motion artefact does not throw the estimate to a spurious peak.
 ///
-/// Confidence mixes two independent views, each 0...1: how concentrated the chosen spectrum is at the
-/// tracked rate and its harmonic (`c / (1 + c)` for concentration ratio `c`), and the fraction of
-/// usable channels whose own spectral peak agrees with the tracked rate.
+/// Confidence combines three views: the mean of how concentrated the chosen spectrum is at the
+/// tracked rate and its harmonic (`c / (1 + c)` for concentration ratio `c`) and the fraction of
+/// usable channels whose own spectral peak agrees with the tracked rate, scaled by the square root of
+/// how well the window repeats itself one beat period later (its autocorrelation, clamped at 0): a
+/// slow drift or motion shared by all channels can be concentrated and agreed on, but it does not
+/// repeat beat after beat, so it is declined.
 public struct RateTracker: Sendable {
     /// Settings for the tracker.
     public struct Settings: Sendable {
@@ -31,6 +34,14 @@ public struct RateTracker: Sendable {
         /// Window length over which spectra are weighed per update, seconds (evidence weight of one
         /// update is hop / (window / 2), so overlapping windows are not counted many times over).
         public var windowSeconds: Double = 10
+        /// Resting heart rates below about 50 bpm are uncommon outside trained athletes, while
+        /// respiration and slow motion put power there: rates below `lowRatePriorBPM` need stronger
+        /// spectral evidence, by a Gaussian log prior of width `lowRatePriorWidthBPM` (bpm).
+        public var lowRatePriorBPM: Double = 50
+        public var lowRatePriorWidthBPM: Double = 5
+        /// Largest spacing of the spectral grid, bpm (zero padding); parabolic interpolation refines
+        /// the peak between bins.
+        public var binBPM: Double = 2.5
         public init() {}
     }
 
@@ -40,13 +51,15 @@ public struct RateTracker: Sendable {
     /// Seconds between updates.
     public let hop: Double
     private let fftLength: Int
-    private var fft: FFT
+    private var fft: RealFFT
+    private var frame: [Double]
     private let lowBin: Int
     private let highBin: Int
     private let totalLowBin: Int
     private let totalHighBin: Int
     private var forward: [Double]
     private var scratchForward: [Double]
+    private var emission: [Double]
     private var hasHistory = false
     private var re: [Double]
     private var im: [Double]
@@ -54,8 +67,14 @@ public struct RateTracker: Sendable {
     private var spectrum: [Double]
     private var sortScratch: [Double]
     private var hann: [Double] = []
+    private var lastSpread = 0.0
+    /// The latest window after clipping and mean removal, and the chosen channel's.
+    private var clipped: [Double] = []
+    private var bestClipped: [Double] = []
     private let transitionReach: Int
     private let transition: [Double]
+    /// Log prior of each rate state: flat, except below `lowRatePriorBPM` (see Settings).
+    private let prior: [Double]
 
     /// - Parameters:
     ///   - rate: the analysis sample rate of the windows it will be given, Hz.
@@ -64,11 +83,11 @@ public struct RateTracker: Sendable {
         self.settings = settings
         self.rate = rate
         self.hop = hop
-        // Zero-pad so that bins are at most ~1.2 bpm apart; parabolic interpolation refines further.
         var n = 16
-        while Double(n) < rate * 60 / 1.2 { n *= 2 }
+        while Double(n) < rate * 60 / settings.binBPM { n *= 2 }
         fftLength = n
-        fft = FFT(count: n)
+        fft = RealFFT(count: n)
+        frame = [Double](repeating: 0, count: n)
         let binHz = rate / Double(n)
         lowBin = max(1, Int((settings.minBPM / 60 / binHz).rounded(.down)))
         highBin = min(n / 2 - 1, Int((settings.maxBPM / 60 / binHz).rounded(.up)))
@@ -77,11 +96,18 @@ public struct RateTracker: Sendable {
         let states = highBin - lowBin + 1
         forward = [Double](repeating: 0, count: states)
         scratchForward = forward
+        emission = forward
         re = [Double](repeating: 0, count: n)
         im = [Double](repeating: 0, count: n)
         best = [Double](repeating: 0, count: n / 2 + 1)
         spectrum = best
         sortScratch = []
+        let firstBin = lowBin
+        prior = (0..<states).map { i in
+            let bpm = Double(firstBin + i) * binHz * 60
+            let d = max(0, settings.lowRatePriorBPM - bpm) / settings.lowRatePriorWidthBPM
+            return -0.5 * d * d
+        }
         let sigmaBins = settings.driftBPMPerSqrtSecond * hop.squareRoot() / (binHz * 60)
         transitionReach = max(1, Int((4 * sigmaBins).rounded(.up)))
         transition = (0...transitionReach).map { d in -0.5 * (Double(d) / sigmaBins) * (Double(d) / sigmaBins) }
@@ -100,6 +126,11 @@ public struct RateTracker: Sendable {
         public var channel: Int
         public var concentration: Double
         public var agreement: Double
+        /// Robust standard deviation (1.4826 MAD) of the chosen channel's window.
+        public var spread: Double
+        /// Normalised autocorrelation of the chosen window at one beat period, -1...1: a pulse repeats
+        /// itself beat after beat; motion and noise do not.
+        public var periodicity: Double
     }
 
     /// Analyses the latest window of each channel (equal lengths, oldest first) and advances the
@@ -108,6 +139,7 @@ public struct RateTracker: Sendable {
     public mutating func update(windows: [[Double]]) -> Update? {
         var bestChannel = -1
         var bestConcentration = -1.0
+        var bestSpread = 0.0
         var peaks: [Double] = []
         for (c, w) in windows.enumerated() {
             guard computeSpectrum(w) else { continue }
@@ -118,16 +150,21 @@ public struct RateTracker: Sendable {
             if conc > bestConcentration {
                 bestConcentration = conc
                 bestChannel = c
+                bestSpread = lastSpread
                 swap(&best, &spectrum)
+                swap(&bestClipped, &clipped)
             }
         }
         guard bestChannel >= 0 else { return nil }
-        // Forward Viterbi step on the chosen spectrum.
+        // Emission of each rate state: the chosen spectrum's log power plus the low-rate prior.
+        // (Adding the window's autocorrelation at each rate's period was tried and made half-rate
+        // errors more frequent: a signal also repeats after two periods.)
         let weight = hop / (settings.windowSeconds / 2)
         let states = forward.count
-        best.withUnsafeBufferPointer { s in
+        for i in 0..<states { emission[i] = log(best[lowBin + i] + 1e-6) + prior[i] }
+        emission.withUnsafeBufferPointer { e in
             if !hasHistory {
-                for i in 0..<states { forward[i] = weight * log(s[lowBin + i] + 1e-6) }
+                for i in 0..<states { forward[i] = weight * e[i] }
             } else {
                 for i in 0..<states {
                     var m = -Double.infinity
@@ -136,7 +173,7 @@ public struct RateTracker: Sendable {
                         let v = forward[j] + transition[abs(i - j)]
                         if v > m { m = v }
                     }
-                    scratchForward[i] = m + weight * log(s[lowBin + i] + 1e-6)
+                    scratchForward[i] = m + weight * e[i]
                 }
                 swap(&forward, &scratchForward)
             }
@@ -150,12 +187,14 @@ public struct RateTracker: Sendable {
         }
         for i in 0..<states { forward[i] -= topValue }
         let f = refinedFrequency(best, lowBin + top)
-        let bpm = f * 60
+        let bpm = min(settings.maxBPM, max(settings.minBPM, f * 60))
         let conc = concentration(best, atHz: f)
         let agreeing = peaks.filter { abs($0 - bpm) <= settings.agreementBPM }.count
         let agreement = Double(agreeing) / Double(max(1, peaks.count))
-        let confidence = 0.5 * agreement + 0.5 * conc / (1 + conc)
-        return Update(bpm: bpm, confidence: confidence, channel: bestChannel, concentration: conc, agreement: agreement)
+        let periodicity = autocorrelation(bestClipped, lagSeconds: 60 / bpm)
+        let confidence = (agreement + conc / (1 + conc)) / 2 * max(0, periodicity).squareRoot()
+        return Update(bpm: bpm, confidence: confidence, channel: bestChannel, concentration: conc, agreement: agreement,
+                      spread: bestSpread, periodicity: periodicity)
     }
 
     /// Fills `spectrum` with the robustly normalised, Hann-windowed power spectrum of `w`, divided by
@@ -165,32 +204,27 @@ public struct RateTracker: Sendable {
         guard n >= 8 else { return false }
         sortScratch.removeAll(keepingCapacity: true)
         sortScratch.append(contentsOf: w)
-        sortScratch.sort()
-        let median = Statistics.percentile(sorted: sortScratch, 50)
+        let median = sortScratch.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
         for i in 0..<n { sortScratch[i] = abs(w[i] - median) }
-        sortScratch.sort()
-        let spread = 1.4826 * Statistics.percentile(sorted: sortScratch, 50)
+        let spread = 1.4826 * sortScratch.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
         guard spread > 0, spread.isFinite else { return false }
+        lastSpread = spread
         let limit = 3.0
         var mean = 0.0
         for i in 0..<n {
             let z = min(limit, max(-limit, (w[i] - median) / spread))
-            re[i] = z
+            frame[i] = z
             mean += z
         }
         mean /= Double(n)
+        clipped.removeAll(keepingCapacity: true)
+        for i in 0..<n { clipped.append(frame[i] - mean) }
         if hann.count != n {
             hann = (0..<n).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(n - 1)) }
         }
-        for i in 0..<n {
-            re[i] = (re[i] - mean) * hann[i]
-            im[i] = 0
-        }
-        for i in n..<fftLength {
-            re[i] = 0
-            im[i] = 0
-        }
-        fft.forward(re: &re, im: &im)
+        for i in 0..<n { frame[i] = (frame[i] - mean) * hann[i] }
+        for i in n..<fftLength { frame[i] = 0 }
+        fft.forward(frame, re: &re, im: &im)
         var total = 0.0
         for k in 0...(fftLength / 2) {
             let p = re[k] * re[k] + im[k] * im[k]
@@ -201,6 +235,23 @@ public struct RateTracker: Sendable {
         let inv = 1 / total
         for k in 0...(fftLength / 2) { spectrum[k] *= inv }
         return true
+    }
+
+    /// Normalised autocorrelation of `x` at a lag of `lagSeconds`, interpolated between whole lags.
+    private func autocorrelation(_ x: [Double], lagSeconds: Double) -> Double {
+        let lag = lagSeconds * rate
+        let l0 = Int(lag.rounded(.down))
+        guard l0 >= 1, l0 + 1 < x.count else { return 0 }
+        var energy = 0.0
+        for v in x { energy += v * v }
+        guard energy > 0 else { return 0 }
+        func at(_ l: Int) -> Double {
+            var s = 0.0
+            for i in 0..<(x.count - l) { s += x[i] * x[i + l] }
+            return s / energy * Double(x.count) / Double(x.count - l)
+        }
+        let f = lag - Double(l0)
+        return (1 - f) * at(l0) + f * at(l0 + 1)
     }
 
     private func peakBin(_ s: [Double]) -> Int {

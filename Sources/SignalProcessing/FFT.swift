@@ -1,4 +1,10 @@
-import Foundation
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A discrete Fourier transform plan for one length, any length.
 ///
@@ -115,74 +121,105 @@ public struct FFT: Sendable {
 }
 
 /// Iterative radix-2 FFT for a power-of-two length.
+///
+/// Decimation in time: bit-reversal permutation, then stages of butterflies of half-size h = 1, 2,
+/// 4, …, n/2. Twiddles are stored per stage, contiguously (`e^{-iπk/h}` for k in 0..<h at offset
+/// h - 1; n - 1 entries in all), so every stage reads them sequentially; the first two stages need no
+/// multiplications and are special-cased.
 private struct Radix2: Sendable {
     let count: Int
-    /// cos(2πk/n), -sin(2πk/n) for k in 0..<n/2.
-    let cosTable: [Double]
-    let sinTable: [Double]
-    let bitReversed: [Int]
+    let twiddleRe: [Double]
+    let twiddleIm: [Double]
+    /// Pairs (i, j), i < j, to swap for the bit-reversal permutation.
+    let swaps: [Int]
 
     init(count n: Int) {
         count = n
-        let half = n / 2
-        var c = [Double](repeating: 0, count: half)
-        var s = [Double](repeating: 0, count: half)
-        for k in 0..<half {
-            let a = 2 * Double.pi * Double(k) / Double(n)
-            c[k] = cos(a)
-            s[k] = -sin(a)
+        var tr = [Double](repeating: 0, count: max(n - 1, 0))
+        var ti = [Double](repeating: 0, count: max(n - 1, 0))
+        var h = 1
+        while h < n {
+            for k in 0..<h {
+                let a = Double.pi * Double(k) / Double(h)
+                tr[h - 1 + k] = cos(a)
+                ti[h - 1 + k] = -sin(a)
+            }
+            h *= 2
         }
-        cosTable = c
-        sinTable = s
-        var rev = [Int](repeating: 0, count: n)
+        twiddleRe = tr
+        twiddleIm = ti
         var bits = 0
         while (1 << bits) < n { bits += 1 }
+        var pairs: [Int] = []
         for i in 0..<n {
             var r = 0, v = i
             for _ in 0..<bits {
                 r = (r << 1) | (v & 1)
                 v >>= 1
             }
-            rev[i] = r
+            if r > i {
+                pairs.append(i)
+                pairs.append(r)
+            }
         }
-        bitReversed = rev
+        swaps = pairs
     }
 
     func transform(re: UnsafeMutableBufferPointer<Double>, im: UnsafeMutableBufferPointer<Double>) {
         let n = count
-        guard n > 1 else { return }
-        bitReversed.withUnsafeBufferPointer { rev in
-            for i in 0..<n {
-                let j = rev[i]
-                if j > i {
-                    let tr = re[i]; re[i] = re[j]; re[j] = tr
-                    let ti = im[i]; im[i] = im[j]; im[j] = ti
-                }
+        guard n > 1, let r = re.baseAddress, let i = im.baseAddress else { return }
+        swaps.withUnsafeBufferPointer { sw in
+            var p = 0
+            while p < sw.count {
+                let a = sw[p], b = sw[p + 1]
+                let tr = r[a]; r[a] = r[b]; r[b] = tr
+                let ti = i[a]; i[a] = i[b]; i[b] = ti
+                p += 2
             }
         }
-        cosTable.withUnsafeBufferPointer { ct in
-            sinTable.withUnsafeBufferPointer { st in
-                var size = 2
-                while size <= n {
-                    let half = size / 2
-                    let step = n / size
+        // h = 1: twiddle 1.
+        var k = 0
+        while k < n {
+            let ar = r[k], ai = i[k], br = r[k + 1], bi = i[k + 1]
+            r[k] = ar + br; i[k] = ai + bi
+            r[k + 1] = ar - br; i[k + 1] = ai - bi
+            k += 2
+        }
+        guard n > 2 else { return }
+        // h = 2: twiddles 1 and -i.
+        k = 0
+        while k < n {
+            let ar = r[k], ai = i[k], br = r[k + 2], bi = i[k + 2]
+            r[k] = ar + br; i[k] = ai + bi
+            r[k + 2] = ar - br; i[k + 2] = ai - bi
+            // (cr + i ci)(-i) = ci - i cr
+            let er = r[k + 1], ei = i[k + 1], cr = i[k + 3], ci = -r[k + 3]
+            r[k + 1] = er + cr; i[k + 1] = ei + ci
+            r[k + 3] = er - cr; i[k + 3] = ei - ci
+            k += 4
+        }
+        twiddleRe.withUnsafeBufferPointer { twr in
+            twiddleIm.withUnsafeBufferPointer { twi in
+                guard let wr0 = twr.baseAddress, let wi0 = twi.baseAddress else { return }
+                var h = 4
+                while h < n {
+                    let wr = wr0 + (h - 1), wi = wi0 + (h - 1)
                     var start = 0
                     while start < n {
-                        var t = 0
-                        for k in start..<(start + half) {
-                            let wr = ct[t], wi = st[t]
-                            let j = k + half
-                            let xr = re[j] * wr - im[j] * wi
-                            let xi = re[j] * wi + im[j] * wr
-                            re[j] = re[k] - xr
-                            im[j] = im[k] - xi
-                            re[k] += xr
-                            im[k] += xi
-                            t += step
+                        let pr = r + start, pi = i + start
+                        let qr = pr + h, qi = pi + h
+                        for j in 0..<h {
+                            let xr = qr[j] * wr[j] - qi[j] * wi[j]
+                            let xi = qr[j] * wi[j] + qi[j] * wr[j]
+                            let ur = pr[j], ui = pi[j]
+                            qr[j] = ur - xr
+                            qi[j] = ui - xi
+                            pr[j] = ur + xr
+                            pi[j] = ui + xi
                         }
-                        start += size
+                        start += 2 * h
                     }
-                    size *= 2
+                    h *= 2
                 }
             }
         }

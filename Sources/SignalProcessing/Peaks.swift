@@ -11,6 +11,7 @@ public struct Peak: Sendable, Hashable {
     /// minima found on each side before reaching a higher sample (or the signal's end).
     public var prominence: Double
 
+    /// A peak at sample `index`, vertex at `position` (samples) with `value`, and its `prominence`.
     public init(index: Int, position: Double, value: Double, prominence: Double) {
         self.index = index
         self.position = position
@@ -49,12 +50,11 @@ public enum Peaks {
             if minDistance > 1 {
                 // Highest first (ties: later position first, as scipy's argsort walked backwards);
                 // each kept peak removes its lower neighbours closer than minDistance.
-                var order = maxima.indices.filter { keep[$0] }
-                order.sort { a, b in
-                    let ha = xs[maxima[a]], hb = xs[maxima[b]]
-                    return ha != hb ? ha > hb : a > b
-                }
-                for j in order where keep[j] {
+                var order: [(height: Double, j: Int)] = []
+                order.reserveCapacity(maxima.count)
+                for j in maxima.indices where keep[j] { order.append((xs[maxima[j]], j)) }
+                order.sort { $0.height != $1.height ? $0.height > $1.height : $0.j > $1.j }
+                for (_, j) in order where keep[j] {
                     var k = j - 1
                     while k >= 0 && maxima[j] - maxima[k] < minDistance {
                         keep[k] = false

@@ -7,6 +7,7 @@ public struct UniformSignal: Sendable, Hashable {
     /// The samples.
     public var values: [Double]
 
+    /// A signal whose first sample is at `start` seconds, `rate` samples per second.
     public init(start: Double, rate: Double, values: [Double]) {
         self.start = start
         self.rate = rate
@@ -115,8 +116,9 @@ public enum Resampling {
         return UniformSignal(start: times.first ?? 0, rate: rate, values: out)
     }
 
-    /// Linear interpolation of `(times, values)` (increasing times) at arbitrary query times `at`
-    /// (increasing); queries outside the input span take the nearest end value (numpy's `interp`).
+    /// Linear interpolation of `(times, values)` (increasing times) at query times `at`, which must
+    /// also increase (one forward scan); queries outside the input span take the nearest end value
+    /// (numpy's `interp`).
     /// - Complexity: O(n + m).
     public static func interpolate(times: [Double], values: [Double], at queries: [Double]) -> [Double] {
         precondition(times.count == values.count, "times and values must have the same count")

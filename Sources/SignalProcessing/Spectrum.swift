@@ -1,4 +1,10 @@
-import Foundation
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A one-sided power spectral density.
 public struct PowerSpectrum: Sendable, Hashable {
@@ -7,6 +13,7 @@ public struct PowerSpectrum: Sendable, Hashable {
     /// Power spectral density in (signal unit)² / Hz at each frequency.
     public var power: [Double]
 
+    /// A spectrum from bin frequencies (Hz, equally spaced from 0) and densities.
     public init(frequencies: [Double], power: [Double]) {
         self.frequencies = frequencies
         self.power = power
@@ -73,7 +80,7 @@ public enum Spectrum {
     ///   - fftLength: segment length after zero padding (scipy's `nfft`), default `segmentLength`.
     ///   - window: the window (default Hann).
     /// - Returns: an empty spectrum for an empty signal.
-    /// - Complexity: O(n log segmentLength) (plus O(m log m) for Bluestein lengths); one FFT plan.
+    /// - Complexity: O(n log segmentLength); one ``RealFFT`` plan, buffers allocated once per call.
     public static func welch(_ x: [Double], sampleRate: Double, segmentLength: Int = 256, overlap: Double = 0.5,
                              fftLength: Int? = nil, window: Window = .hann) -> PowerSpectrum {
         guard !x.isEmpty else { return PowerSpectrum(frequencies: [], power: []) }
@@ -89,19 +96,18 @@ public enum Spectrum {
         for v in w { wss += v * v }
         let bins = nfft / 2 + 1
         var power = [Double](repeating: 0, count: bins)
-        var plan = FFT(count: nfft)
-        var re = [Double](repeating: 0, count: nfft)
-        var im = [Double](repeating: 0, count: nfft)
+        var plan = RealFFT(count: nfft)
+        var segment = [Double](repeating: 0, count: nfft)
+        var re = [Double](repeating: 0, count: bins)
+        var im = [Double](repeating: 0, count: bins)
         x.withUnsafeBufferPointer { xs in
             for s in 0..<segments {
                 let start = s * step
                 var mean = 0.0
                 for k in 0..<nper { mean += xs[start + k] }
                 mean /= Double(nper)
-                for k in 0..<nper { re[k] = (xs[start + k] - mean) * w[k] }
-                for k in nper..<nfft { re[k] = 0 }
-                for k in 0..<nfft { im[k] = 0 }
-                plan.forward(re: &re, im: &im)
+                for k in 0..<nper { segment[k] = (xs[start + k] - mean) * w[k] }
+                plan.forward(segment, re: &re, im: &im)
                 for k in 0..<bins { power[k] += re[k] * re[k] + im[k] * im[k] }
             }
         }

@@ -8,8 +8,12 @@ public enum AccelerationUnit: String, Sendable, CaseIterable {
     /// Metres per second squared (Android, MPU-6050 exports); 1 g = 9.80665 m/s².
     case metersPerSecondSquared = "m/s2"
 
-    /// Multiply a value in this unit by this factor to get g.
-    public var toG: Double { self == .g ? 1 : 1 / 9.80665 }
+    /// Multiply a value in this unit by this factor to get g in Core Motion's sign convention.
+    ///
+    /// Logs in m/s² (Android's sensor API, raw MPU-6050 exports) report specific force, reading
+    /// +1 g upward on a device at rest; Core Motion reads −1 g there (acceleration along gravity).
+    /// The factor therefore also flips the sign.
+    public var toG: Double { self == .g ? 1 : -1 / 9.80665 }
 }
 
 /// Units a rotation-rate column can be recorded in.
@@ -293,7 +297,7 @@ public struct MotionLog: Sendable {
         }
         if !log.gaps.isEmpty {
             let longest = log.gaps.map(\.seconds).max()!
-            log.notes.append(String(format: "%d gaps longer than %.3f s (longest %.1f s); detectors restart after each",
+            log.notes.append(String(format: "%d gaps longer than %.3f s (longest %.1f s); filters and detectors restart after gaps over their own limit (0.5-1 s)",
                                     log.gaps.count, gapFactor * medianDt, longest))
         }
         return log
@@ -397,6 +401,9 @@ public struct MotionLog: Sendable {
             unit = looksLike
             if !columns.isEmpty {
                 notes.append(String(format: "acceleration unit not stated: read as %@ (median |a| = %.2f); pass --accel-unit to override", unit.rawValue, probeMedian))
+            }
+            if unit == .metersPerSecondSquared {
+                notes.append("m/s² read as specific force (+1 g up at rest, Android/IMU convention) and negated into Core Motion's convention")
             }
         } else {
             if total != nil || gravity != nil {

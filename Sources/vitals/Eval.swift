@@ -9,6 +9,8 @@ struct Eval: ParsableCommand {
             EvalFingertip.self,
             EvalBeats.self,
             EvalAttitude.self,
+            EvalSwings.self,
+            EvalReps.self,
             EvalSteps.self,
             EvalGait.self,
         ]

@@ -16,6 +16,12 @@ struct EvalFingertip: ParsableCommand {
     @Option(help: "Only subjects whose name ends with an odd/even number (cross-validation): odd|even|all.")
     var subset: String = "all"
 
+    @Option(help: "Override the minimum confidence for reporting a rate (for studying the trade-off).")
+    var minConfidence: Double?
+
+    @Flag(help: "Also list every answered window more than 5 bpm from the truth.")
+    var misses = false
+
     @Flag(help: "Print one JSON document on stdout.")
     var json = false
 
@@ -23,7 +29,9 @@ struct EvalFingertip: ParsableCommand {
     var check = false
 
     func run() throws {
-        let eval = try CLIError.wrap { try FingertipEvaluation.run(directory: directory) }
+        var settings = PulseAnalyzer.Settings()
+        if let minConfidence { settings.minimumConfidence = minConfidence }
+        let eval = try CLIError.wrap { try FingertipEvaluation.run(directory: directory, settings: settings) }
         let subjects = eval.subjects.filter { s in
             guard subset != "all", let n = Int(s.name.filter(\.isNumber)) else { return true }
             return subset == "odd" ? n % 2 == 1 : n % 2 == 0
@@ -67,6 +75,15 @@ struct EvalFingertip: ParsableCommand {
                 """, s.scored, 100 * s.answeredFraction, 100 * s.within5Fraction, s.medianAbsoluteError,
                 s.meanAbsoluteError, s.subjectsWithin5, s.subjects, 100 * s.halfOrDoubleFraction))
             for (name, ok) in gates { print("  [\(ok ? "pass" : "FAIL")] \(name)") }
+            if misses {
+                for sub in subjects {
+                    for w in sub.windows {
+                        guard let bpm = w.bpm, abs(bpm - w.truth) > 5 else { continue }
+                        print(String(format: "  miss %@ %5.0f s  truth %5.1f  got %5.1f  confidence %.2f",
+                                     sub.name, w.start, w.truth, bpm, w.confidence))
+                    }
+                }
+            }
         }
         if check, gates.contains(where: { !$0.1 }) {
             throw ExitCode(1)

@@ -59,7 +59,7 @@ struct HeartRate: ParsableCommand {
         let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate,
                                          observe: display.map { d in { d.observe($0) } })
         display?.finish(analysis)
-        let hrv = JSON.null  // HRV joins with the HRV stage
+        let hrv = HRVReport.json(analysis.hrv)
         let windowSpec = window.map { ($0, hop ?? $0) }
         let report = HeartRateReport.json(input: bundled ? "bundled:a103l-ppg-60s.csv" : path, recording: recording,
                                           analysis: analysis, hrv: hrv, window: windowSpec)

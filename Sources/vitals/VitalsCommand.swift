@@ -10,7 +10,10 @@ struct VitalsCommand: AsyncParsableCommand {
             HeartRate.self,
             Eval.self,
             Bench.self,
+            Swings.self, Reps.self, Motion.self,
             Steps.self,
+            Frames.self,
+            Simulate.self,
         ]
     )
 }

@@ -2,6 +2,24 @@ import Foundation
 import Testing
 @testable import PulseDetection
 
+/// SplitMix64 with a Box-Muller normal deviate (file-private so test helpers never collide).
+private struct HRVTestNoise: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func gaussian() -> Double {
+        let u1 = Double.random(in: Double.leastNonzeroMagnitude..<1, using: &self)
+        let u2 = Double.random(in: 0..<1, using: &self)
+        return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
+    }
+}
+
 /// Beat times (s) from intervals (ms), first beat at `start`.
 private func beatTimes(_ intervals: [Double], start: Double = 0.5) -> [Double] {
     var t = start
@@ -19,30 +37,39 @@ private func heartPyReferenceIntervals() -> [Double] {
 }
 
 @Suite struct HRVTimeDomainTests {
-    @Test func alternatingIntervalsGiveAnalyticMeasures() {
-        // 800, 900, 800, ...: every successive difference is 100 ms.
-        let rr = (0..<120).map { $0 % 2 == 0 ? 800.0 : 900.0 }
+    @Test func steppedIntervalsGiveAnalyticMeasures() {
+        // 820, 880, 940, 880, ... (30 cycles): every successive difference is 60 ms.
+        let cycle: [Double] = [820, 880, 940, 880]
+        let rr = (0..<120).map { cycle[$0 % 4] }
         let r = HRV.measures(intervals: rr)
         #expect(r.rejected.isEmpty)
         let m = r.measures
-        #expect(abs(m.ibi - 850) < 1e-9)
-        #expect(abs(m.bpm - 60_000 / 850) < 1e-9)
-        #expect(abs(m.sdnn - 50) < 1e-9)
-        #expect(abs(m.rmssd - 100) < 1e-9)
+        #expect(abs(m.ibi - 880) < 1e-9)
+        #expect(abs(m.bpm - 60_000 / 880) < 1e-9)
+        #expect(abs(m.sdnn - 1800.0.squareRoot()) < 1e-9)   // √((60² + 0 + 60² + 0) / 4)
+        #expect(abs(m.rmssd - 60) < 1e-9)
         #expect(abs(m.sdsd) < 1e-9)
         #expect(m.pnn20 == 1 && m.pnn50 == 1)
-        #expect(abs(m.hrMAD - 50) < 1e-9)
-        // Poincaré: 119 pairs, (a - b)/√2 = ±c with c = 100/√2 (60 of one sign, 59 of the other), so
-        // sd1 = c √(1 - 1/119²); (a + b)/√2 = 1700/√2 is constant, so sd2 = 0.
-        let c = 100 / 2.0.squareRoot()
-        #expect(abs(m.sd1 - c * (1 - 1 / (119.0 * 119)).squareRoot()) < 1e-9)
-        #expect(abs(m.sd2) < 1e-9)
+        #expect(abs(m.hrMAD - 30) < 1e-9)                   // median of |x - 880| = {60, 0, 60, 0}
     }
 
-    @Test func smallSuccessiveDifferencesCountForPNN20NotPNN50() {
-        let rr = (0..<60).map { $0 % 2 == 0 ? 1000.0 : 1030.0 }
-        let m = HRV.measures(intervals: rr).measures
-        #expect(abs(m.rmssd - 30) < 1e-9)
+    @Test func poincareOfSteppedIntervalsIsAnalytic() {
+        // 121 intervals give 120 pairs, i.e. whole cycles of (820,880) (880,940) (940,880) (880,820):
+        // (a - b)/√2 = ∓60/√2 and (a + b)/√2 = {1700, 1820, 1820, 1700}/√2, so sd1 = sd2 = 60/√2.
+        let cycle: [Double] = [820, 880, 940, 880]
+        let m = HRV.measures(intervals: (0..<121).map { cycle[$0 % 4] }).measures
+        let expected = 60 / 2.0.squareRoot()
+        #expect(abs(m.sd1 - expected) < 1e-9)
+        #expect(abs(m.sd2 - expected) < 1e-9)
+        #expect(abs(m.s - Double.pi * expected * expected) < 1e-6)
+        #expect(abs(m.sd1sd2 - 1) < 1e-12)
+    }
+
+    @Test func differencesOfExactlyFiftyDoNotCountForPNN50() {
+        // 800, 850, 900, 850, ...: successive differences of exactly 50 ms; HeartPy counts d > 50.
+        let cycle: [Double] = [800, 850, 900, 850]
+        let m = HRV.measures(intervals: (0..<80).map { cycle[$0 % 4] }).measures
+        #expect(abs(m.rmssd - 50) < 1e-9)
         #expect(m.pnn20 == 1 && m.pnn50 == 0)
     }
 
@@ -101,6 +128,26 @@ private func heartPyReferenceIntervals() -> [Double] {
     }
 }
 
+@Suite struct HRVHeartPyAt80BPMTests {
+    @Test func spectralMeasuresMatchHeartPyAwayFromSixtyBPM() {
+        // 400 intervals around 750 ms (80 bpm), where HeartPy resamples at 4 per mean beat (5.33 Hz)
+        // and we at 4 Hz. HeartPy 1.2.6 process_rr (as above) gave rmssd 26.2314, sdnn 25.7713,
+        // breathingrate 0.2667, lf 200.84, hf 447.3577, lf/hf 0.4489.
+        let rr = (0..<400).map { k -> Double in
+            let kd = Double(k)
+            return 750 + 30 * sin(2 * Double.pi * 0.2 * kd) + 20 * sin(2 * Double.pi * 0.06 * kd)
+                + 6 * Double((k * 37) % 11 - 5) / 5
+        }
+        let m = HRV.measures(intervals: rr).measures
+        #expect(abs(m.rmssd - 26.2314) < 1e-3)
+        #expect(abs(m.sdnn - 25.7713) < 1e-3)
+        #expect(abs(m.breathingRate - 0.2667) < 1e-3)
+        #expect(abs(m.lf - 200.84) < 0.03 * 200.84)
+        #expect(abs(m.hf - 447.3577) < 0.03 * 447.3577)
+        #expect(abs(m.lfhf - 0.4489) < 0.03 * 0.4489)
+    }
+}
+
 @Suite struct HRVArtefactTests {
     /// Clean series with respiratory sinus arrhythmia of ±8 % around 800 ms.
     static func clean(_ n: Int = 200) -> [Double] {
@@ -118,7 +165,8 @@ private func heartPyReferenceIntervals() -> [Double] {
         rr[51] = total - rr[50]  // full compensatory pause
         let r = HRV.measures(intervals: rr)
         #expect(r.rejected.map(\.index) == [50, 51])
-        #expect(r.rejected.allSatisfy { $0.reason == .deviatesFromNeighbours })
+        // Strong sinus arrhythmia widens the pair rule's threshold; the 20 % rule catches both.
+        #expect(r.rejected.allSatisfy { $0.reason == .deviatesFromNeighbours || $0.reason == .ectopicOrMisplacedBeat })
         // Excluding them keeps RMSSD within 5 % of the clean series' (only diffs touching 50, 51 go).
         let clean = HRV.measures(intervals: Self.clean()).measures.rmssd
         #expect(abs(r.measures.rmssd - clean) / clean < 0.05)
@@ -171,13 +219,82 @@ private func heartPyReferenceIntervals() -> [Double] {
     }
 
     @Test func jsonUsesHeartPyNamesWithNullForMissing() throws {
-        let r = HRV.measures(intervals: [800, 900, 800, 900])
+        let r = HRV.measures(intervals: [800, 900, 800, 900, 850, 820])
         let data = try JSONEncoder().encode(r.measures)
         let object = try JSONSerialization.jsonObject(with: data) as! [String: Any]
         #expect(Set(object.keys) == Set(HRVMeasures.names))
         #expect(object["lf/hf"] is NSNull)
-        #expect((object["rmssd"] as? Double) == 100)
+        #expect((object["rmssd"] as? Double) == r.measures.rmssd)
+        #expect(r.measures.rmssd.isFinite)
         let back = try JSONDecoder().decode(HRVMeasures.self, from: data)
         #expect(back.dictionary == r.measures.dictionary)
+    }
+}
+
+@Suite struct HRVEctopicPairTests {
+    @Test func slightlyPrematureBeatWithCompensatoryPauseIsRejectedAsAPair() {
+        // 15 % premature in a calm rhythm (±2 % sinus arrhythmia): the 20 % rule alone would keep both.
+        var rr = (0..<200).map { 800 + 16 * sin(2 * Double.pi * Double($0) / 4.5) }
+        let total = rr[70] + rr[71]
+        rr[70] *= 0.85
+        rr[71] = total - rr[70]
+        let r = HRV.measures(intervals: rr)
+        #expect(r.rejected.map(\.index) == [70, 71])
+        #expect(r.rejected.allSatisfy { $0.reason == .ectopicOrMisplacedBeat })
+    }
+
+    @Test func lateDetectedBeatIsRejectedAsAPair() {
+        // A beat time detected 120 ms late: long then short, same sum.
+        var times = beatTimes([Double](repeating: 750, count: 80).enumerated().map { 750 + 20 * sin(Double($0.offset)) })
+        times[40] += 0.12
+        let r = HRV.measures(beatTimes: times)
+        #expect(r.rejected.map(\.index) == [39, 40])
+        #expect(r.rejected.allSatisfy { $0.reason == .ectopicOrMisplacedBeat })
+        #expect(r.ectopicBeats == [40])
+    }
+
+    @Test func sustainedStepInRateIsNotAnArtefact() {
+        // 900 ms for 60 beats then 700 ms (exercise onset): no interval is 10 % off in opposite
+        // directions on consecutive beats with a compensating sum, and a step is not a spike.
+        let rr = [Double](repeating: 900, count: 60) + [Double](repeating: 700, count: 60)
+        let r = HRV.measures(intervals: rr)
+        #expect(r.rejected.isEmpty)
+    }
+}
+
+@Suite struct HRVSinusArrhythmiaTests {
+    @Test(arguments: [3, 4, 5, 6, 8, 10, 13, 20], [0.02, 0.05, 0.08, 0.10])
+    func sinusArrhythmiaIsNeverRejected(periodBeats: Int, amplitude: Double) {
+        // Respiratory sinus arrhythmia: a sinusoidal modulation of up to ±10 % with any breathing
+        // period from 3 to 20 beats, plus a slow ±3 % drift.
+        let rr = (0..<300).map { k -> Double in
+            let kd = Double(k)
+            return 850 * (1 + amplitude * sin(2 * Double.pi * kd / Double(periodBeats) + 0.4)
+                          + 0.03 * sin(2 * Double.pi * kd / 170))
+        }
+        #expect(HRV.measures(intervals: rr).rejected.isEmpty)
+    }
+}
+
+@Suite struct HRVRobustnessTests {
+    @Test func beatTimesThatGoBackwardsAreRejectedNotACrash() {
+        var times = beatTimes((0..<120).map { 900 + 30 * sin(Double($0)) })
+        times[60] = times[20]  // a timestamp jumps back 40 beats
+        let r = HRV.measures(beatTimes: times)
+        #expect(r.rejected.contains { $0.index == 59 && $0.reason == .outOfRange })
+        #expect(r.measures.rmssd.isFinite && r.measures.lf.isFinite)
+        #expect(HRV.measures(beatTimes: [0, 1, 2, .nan, 4, 5, 6, 7, 8]).measures.ibi == 1000)
+    }
+
+    @Test func threeMillisecondTimingJitterChangesRMSSDByLessThanFivePercent() {
+        // Timing noise of σ adds about 6σ² to RMSSD² (each difference involves three beat times);
+        // ±3 ms uniform jitter (σ = √3 ms) on a series with RMSSD ≈ 25 ms moves it by ~1.5 %.
+        var g = HRVTestNoise(seed: 11)
+        let rr = (0..<600).map { _ in 800 + 18 * g.gaussian() }
+        let exact = HRV.measures(intervals: rr).measures.rmssd
+        let times = beatTimes(rr).map { $0 + Double.random(in: -0.003...0.003, using: &g) }
+        let jittered = HRV.measures(beatTimes: times).measures.rmssd
+        #expect(exact > 20 && exact < 30)
+        #expect(abs(jittered - exact) / exact < 0.05)
     }
 }

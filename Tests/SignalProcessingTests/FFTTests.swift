@@ -85,3 +85,28 @@ private func directDFT(re: [Double], im: [Double]) -> (re: [Double], im: [Double
         #expect(r3 == r1 && i3 == i1)
     }
 }
+
+@Suite struct RealFFTTests {
+    @Test(arguments: [1, 2, 3, 4, 6, 8, 10, 12, 100, 127, 128, 1000])
+    func realTransformMatchesTheComplexOne(n: Int) {
+        var g = SeededGenerator(seed: 500 + UInt64(n))
+        let x = (0..<n).map { _ in g.gaussian() }
+        let full = FFT(count: n).forward(real: x)
+        let half = RealFFT(count: n).forward(x)
+        #expect(half.re.count == n / 2 + 1)
+        let tol = 1e-10 * Double(max(n, 1))
+        for k in 0...(n / 2) {
+            #expect(abs(half.re[k] - full.re[k]) <= tol)
+            #expect(abs(half.im[k] - full.im[k]) <= tol)
+        }
+    }
+
+    @Test func aReusedPlanGivesTheSameAnswer() {
+        var plan = RealFFT(count: 64)
+        let x = (0..<64).map { cos(Double($0) * 0.3) }
+        var r1 = [Double](repeating: 0, count: 33), i1 = r1, r2 = r1, i2 = r1
+        plan.forward(x, re: &r1, im: &i1)
+        plan.forward(x, re: &r2, im: &i2)
+        #expect(r1 == r2 && i1 == i2)
+    }
+}

@@ -78,3 +78,22 @@ import Testing
         }
     }
 }
+
+@Suite struct PeaksScipyTests {
+    // Reference: scipy 1.17.1 `find_peaks(x, **kwargs)` on `scipyReferenceSignal()`.
+    @Test func matchesScipyFindPeaks() {
+        let x = scipyReferenceSignal()
+        #expect(Peaks.find(x).count == 80)
+        #expect(Peaks.find(x, minDistance: 10).map(\.index) == [8, 19, 31, 46, 57, 72, 83, 95, 106, 117, 132, 147,
+                                                              158, 170, 181, 192, 207, 222, 233, 245, 256, 271, 282, 297])
+        #expect(Peaks.find(x, minProminence: 0.8).map(\.index) == [8, 31, 57, 83, 106, 132, 158, 181, 207, 233, 256, 282])
+        #expect(Peaks.find(x, minHeight: 1.0).map(\.index) == [5, 8, 27, 31, 34, 53, 57, 61, 80, 83, 106, 109, 128, 132,
+                                                             155, 158, 177, 181, 184, 203, 207, 211, 226, 230, 233,
+                                                             237, 252, 256, 259, 263, 275, 278, 282, 286])
+        #expect(Peaks.find(x, minDistance: 15, minProminence: 0.5, minHeight: 0.2).map(\.index)
+                == [8, 31, 57, 83, 106, 132, 158, 181, 207, 233, 256, 282])
+        let prominences = [0.456177200028, 0.755487876754, 1.313622342945, 0.498908687794, 0.620558700327,
+                           0.604262287927, 0.488972883622, 0.658098634895]
+        for (p, e) in zip(Peaks.find(x).prefix(8), prominences) { #expect(abs(p.prominence - e) < 1e-11) }
+    }
+}

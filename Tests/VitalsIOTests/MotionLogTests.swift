@@ -43,7 +43,7 @@ import MotionAnalysis
         let log = try parse(text)
         #expect(log.count == 200)
         #expect(abs(log.sampleRate - 100) < 0.01)
-        #expect(abs(log.acceleration![0].z - 9.81 / 9.80665) < 1e-9)
+        #expect(abs(log.acceleration![0].z + 9.81 / 9.80665) < 1e-9)  // specific force -> Core Motion sign
         #expect(abs(log.rotationRate![0].x - 200 * Double.pi / 180) < 1e-9)
         #expect(log.notes.contains { $0.contains("deg/s") })
         #expect(log.notes.contains { $0.contains("m/s2") })

@@ -1,0 +1,257 @@
+#if canImport(AVFoundation) && !os(watchOS)
+import AVFoundation
+import CoreMedia
+import CoreVideo
+import PulseDetection
+
+/// Why the camera could not start, with a code a caller can switch on.
+public struct CameraError: Error, CustomStringConvertible, Equatable, Sendable {
+    public enum Code: String, Sendable {
+        case noCamera, noTorch, permissionDenied, configurationFailed, alreadyRunning
+    }
+    public var code: Code
+    public var message: String
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+    public var description: String { message }
+}
+
+/// The back camera as a source of fingertip frames: torch on, frames as `Frame` views.
+///
+/// Thin by design: it asks for permission, configures AVFoundation on its own serial session
+/// queue, and hands each frame to the caller on a serial frame queue. What to do with the pixels
+/// (`FrameSampler`) and how bright the torch should be (`TorchLevelController`) is portable code.
+///
+/// - The back wide-angle camera, in the format closest to the requested size whose frame-rate
+///   range covers the requested rate (640x480 at 30 fps by default; 60 or more on request).
+/// - BGRA or bi-planar 4:2:0 output; late frames are dropped (`alwaysDiscardsLateVideoFrames`).
+/// - The torch starts at the lowest level and steps up only while the finger is too dark; once
+///   the light is settled, exposure, white balance and focus are locked.
+/// - The torch is switched off by `stop()`, on every failure while starting, and when the
+///   session reports a runtime error.
+public final class CameraFrameSource: NSObject, @unchecked Sendable {
+    /// The pixel layout frames arrive in.
+    public enum Output: Sendable {
+        case bgra
+        /// `kCVPixelFormatType_420YpCbCr8BiPlanarFullRange`: the camera's native layout, half the bytes.
+        case yuv420
+    }
+
+    public struct Configuration: Sendable {
+        public var width: Int = 640
+        public var height: Int = 480
+        /// Frames per second; the format chosen must support it.
+        public var frameRate: Int = 30
+        public var output: Output = .bgra
+        public init(width: Int = 640, height: Int = 480, frameRate: Int = 30, output: Output = .bgra) {
+            self.width = width
+            self.height = height
+            self.frameRate = frameRate
+            self.output = output
+        }
+    }
+
+    public let configuration: Configuration
+    // All session and device work happens on `sessionQueue`; frames arrive on `frameQueue`.
+    private let sessionQueue = DispatchQueue(label: "vitals.camera.session")
+    private let frameQueue = DispatchQueue(label: "vitals.camera.frames")
+    private let session = AVCaptureSession()
+    private var device: AVCaptureDevice?
+    private var onFrame: (@Sendable (Frame) -> Void)?
+    private var torch = TorchLevelController()
+    // Stride 8 is plenty to judge brightness and costs ~1/64 of a full read.
+    private let lightMeter = try! FrameSampler(stride: 8)
+    private var running = false
+    private var errorObserver: (any NSObjectProtocol)?
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Asks for camera permission if needed, configures the camera and starts delivering frames.
+    /// - Parameter onFrame: called on a serial queue with each frame; the frame's memory is valid
+    ///   only during the call.
+    /// - Throws: `CameraError` (`permissionDenied`, `noCamera`, `noTorch`, `configurationFailed`,
+    ///   `alreadyRunning`); the torch is off whenever it throws.
+    public func start(onFrame: @escaping @Sendable (Frame) -> Void) async throws {
+        switch AVCaptureDevice.authorizationStatus(for: .video) {
+        case .authorized:
+            break
+        case .notDetermined:
+            guard await AVCaptureDevice.requestAccess(for: .video) else {
+                throw CameraError(.permissionDenied, "camera access was not granted")
+            }
+        case .denied, .restricted:
+            throw CameraError(.permissionDenied, "camera access is denied or restricted (Settings > Privacy > Camera)")
+        @unknown default:
+            throw CameraError(.permissionDenied, "camera access status unknown")
+        }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            sessionQueue.async {
+                do {
+                    try self.configureAndStart(onFrame: onFrame)
+                    continuation.resume()
+                } catch {
+                    self.shutDown()
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    /// Stops the session and switches the torch off. Safe to call more than once.
+    public func stop() {
+        sessionQueue.async { self.shutDown() }
+    }
+
+    // MARK: Session queue
+
+    private func configureAndStart(onFrame: @escaping @Sendable (Frame) -> Void) throws {
+        guard !running else { throw CameraError(.alreadyRunning, "the camera is already running") }
+        guard let device = AVCaptureDevice.default(.builtInWideAngleCamera, for: .video, position: .back) else {
+            throw CameraError(.noCamera, "no back wide-angle camera")
+        }
+        guard device.hasTorch, device.isTorchModeSupported(.on) else {
+            throw CameraError(.noTorch, "the back camera has no torch")
+        }
+        self.device = device
+        self.onFrame = onFrame
+        torch = TorchLevelController()
+
+        session.beginConfiguration()
+        defer { session.commitConfiguration() }
+        let input: AVCaptureDeviceInput
+        do { input = try AVCaptureDeviceInput(device: device) } catch {
+            throw CameraError(.configurationFailed, "cannot open the camera: \(error.localizedDescription)")
+        }
+        guard session.canAddInput(input) else { throw CameraError(.configurationFailed, "cannot add the camera input") }
+        session.addInput(input)
+
+        let output = AVCaptureVideoDataOutput()
+        let pixelFormat = configuration.output == .bgra
+            ? kCVPixelFormatType_32BGRA : kCVPixelFormatType_420YpCbCr8BiPlanarFullRange
+        output.videoSettings = [kCVPixelBufferPixelFormatTypeKey as String: pixelFormat]
+        output.alwaysDiscardsLateVideoFrames = true
+        output.setSampleBufferDelegate(self, queue: frameQueue)
+        guard session.canAddOutput(output) else { throw CameraError(.configurationFailed, "cannot add the video output") }
+        session.addOutput(output)
+
+        guard let format = Self.bestFormat(of: device, configuration: configuration) else {
+            throw CameraError(
+                .configurationFailed,
+                "no camera format near \(configuration.width)x\(configuration.height) supports \(configuration.frameRate) fps")
+        }
+        do {
+            try device.lockForConfiguration()
+            defer { device.unlockForConfiguration() }
+            device.activeFormat = format
+            let frameDuration = CMTime(value: 1, timescale: CMTimeScale(configuration.frameRate))
+            device.activeVideoMinFrameDuration = frameDuration
+            device.activeVideoMaxFrameDuration = frameDuration
+            try device.setTorchModeOn(level: torch.initialLevel)
+            if device.isFocusModeSupported(.continuousAutoFocus) { device.focusMode = .continuousAutoFocus }
+            if device.isExposureModeSupported(.continuousAutoExposure) { device.exposureMode = .continuousAutoExposure }
+            if device.isWhiteBalanceModeSupported(.continuousAutoWhiteBalance) {
+                device.whiteBalanceMode = .continuousAutoWhiteBalance
+            }
+        } catch let error as CameraError {
+            throw error
+        } catch {
+            throw CameraError(.configurationFailed, "cannot configure the camera: \(error.localizedDescription)")
+        }
+        errorObserver = NotificationCenter.default.addObserver(
+            forName: AVCaptureSession.runtimeErrorNotification, object: session, queue: nil
+        ) { [weak self] _ in self?.stop() }
+        running = true
+        session.startRunning()
+    }
+
+    /// Torch off, session stopped, inputs and outputs removed.
+    private func shutDown() {
+        if let device {
+            if (try? device.lockForConfiguration()) != nil {
+                if device.isTorchModeSupported(.off) { device.torchMode = .off }
+                device.unlockForConfiguration()
+            }
+        }
+        if session.isRunning { session.stopRunning() }
+        session.beginConfiguration()
+        session.inputs.forEach(session.removeInput)
+        session.outputs.forEach(session.removeOutput)
+        session.commitConfiguration()
+        if let errorObserver { NotificationCenter.default.removeObserver(errorObserver) }
+        errorObserver = nil
+        onFrame = nil
+        running = false
+    }
+
+    /// The format whose size is closest to the requested one (by pixel count) among those whose
+    /// frame-rate ranges include the requested rate.
+    static func bestFormat(of device: AVCaptureDevice, configuration: Configuration) -> AVCaptureDevice.Format? {
+        let wanted = configuration.width * configuration.height
+        let rate = Double(configuration.frameRate)
+        return device.formats
+            .filter { format in
+                format.videoSupportedFrameRateRanges.contains { $0.minFrameRate <= rate && rate <= $0.maxFrameRate }
+            }
+            .min { a, b in
+                let da = CMVideoFormatDescriptionGetDimensions(a.formatDescription)
+                let db = CMVideoFormatDescriptionGetDimensions(b.formatDescription)
+                return abs(Int(da.width) * Int(da.height) - wanted) < abs(Int(db.width) * Int(db.height) - wanted)
+            }
+    }
+
+    /// Applies the torch controller's answer (on the session queue).
+    private func apply(_ action: TorchLevelController.Action) {
+        sessionQueue.async {
+            guard let device = self.device, self.running, (try? device.lockForConfiguration()) != nil else { return }
+            defer { device.unlockForConfiguration() }
+            switch action {
+            case let .setTorchLevel(level):
+                try? device.setTorchModeOn(level: min(level, AVCaptureDevice.maxAvailableTorchLevel))
+            case .lockCamera:
+                if device.isExposureModeSupported(.locked) { device.exposureMode = .locked }
+                if device.isWhiteBalanceModeSupported(.locked) { device.whiteBalanceMode = .locked }
+                if device.isFocusModeSupported(.locked) { device.focusMode = .locked }
+            }
+        }
+    }
+}
+
+extension CameraFrameSource: AVCaptureVideoDataOutputSampleBufferDelegate {
+    public func captureOutput(
+        _ output: AVCaptureOutput, didOutput sampleBuffer: CMSampleBuffer, from connection: AVCaptureConnection
+    ) {
+        guard let pixels = CMSampleBufferGetImageBuffer(sampleBuffer), let onFrame else { return }
+        let time = CMTimeGetSeconds(CMSampleBufferGetPresentationTimeStamp(sampleBuffer))
+        CVPixelBufferLockBaseAddress(pixels, .readOnly)
+        defer { CVPixelBufferUnlockBaseAddress(pixels, .readOnly) }
+        let width = CVPixelBufferGetWidth(pixels), height = CVPixelBufferGetHeight(pixels)
+        let frame: Frame?
+        if CVPixelBufferIsPlanar(pixels), CVPixelBufferGetPlaneCount(pixels) == 2,
+           let luma = CVPixelBufferGetBaseAddressOfPlane(pixels, 0),
+           let chroma = CVPixelBufferGetBaseAddressOfPlane(pixels, 1)
+        {
+            let matrix = CVBufferCopyAttachment(pixels, kCVImageBufferYCbCrMatrixKey, nil) as? String
+            let encoding = YCbCrEncoding(
+                range: .full, matrix: matrix == (kCVImageBufferYCbCrMatrix_ITU_R_709_2 as String) ? .bt709 : .bt601)
+            frame = try? Frame(
+                yuv420BiPlanar: FramePlane(baseAddress: luma, bytesPerRow: CVPixelBufferGetBytesPerRowOfPlane(pixels, 0)),
+                chroma: FramePlane(baseAddress: chroma, bytesPerRow: CVPixelBufferGetBytesPerRowOfPlane(pixels, 1)),
+                encoding: encoding, width: width, height: height, time: time)
+        } else if let base = CVPixelBufferGetBaseAddress(pixels) {
+            frame = try? Frame(
+                bgra: base, width: width, height: height, bytesPerRow: CVPixelBufferGetBytesPerRow(pixels), time: time)
+        } else {
+            frame = nil
+        }
+        guard let frame else { return }
+        onFrame(frame)
+        if !torch.isLocked, let sample = try? lightMeter.sample(frame), let action = torch.process(sample) {
+            apply(action)
+        }
+    }
+}
+#endif

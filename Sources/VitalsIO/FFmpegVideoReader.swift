@@ -1,0 +1,456 @@
+import Foundation
+import PulseDetection
+
+/// Reads any video ffmpeg can decode (mp4, mov, avi, mkv, webm, ...) by running the `ffmpeg`
+/// program: raw frames arrive on a pipe, presentation timestamps on its log (the `showinfo`
+/// filter's exact integer pts and time base), so variable frame rates keep their real times.
+///
+/// ffmpeg can also shrink the frames while decoding (`Options.maxDimension`, area averaging, which
+/// keeps the mean colour), so a 1080p video crosses the pipe as a few kilobytes per frame. Frames
+/// are delivered as bi-planar 4:2:0 in the source's own sample range (no range conversion, so no
+/// clipping), or as BGRA on request. Memory stays flat with the video's length.
+public final class FFmpegVideoReader: VideoFrameReader {
+    /// How to decode.
+    public struct Options: Sendable, Equatable {
+        /// Shrink frames so neither side exceeds this many pixels (nil: full size).
+        public var maxDimension: Int?
+        /// Deliver BGRA (converted and clipped by ffmpeg) instead of 4:2:0.
+        public var bgra: Bool
+        /// The ffmpeg program (nil: `ffmpeg` on `PATH`); ffprobe is looked up beside it.
+        public var ffmpegPath: String?
+        /// Decoder threads (nil: ffmpeg decides).
+        public var threads: Int?
+
+        public init(maxDimension: Int? = nil, bgra: Bool = false, ffmpegPath: String? = nil, threads: Int? = nil) {
+            self.maxDimension = maxDimension
+            self.bgra = bgra
+            self.ffmpegPath = ffmpegPath
+            self.threads = threads
+        }
+    }
+
+    public let path: String
+    public let options: Options
+    public let videoInfo: VideoInfo
+    /// The Y'CbCr encoding of delivered 4:2:0 frames: range and matrix as the stream declares; when
+    /// it does not, video range (as ffmpeg assumes), and BT.709 for HD (a side of 720 pixels or
+    /// more) or BT.601 below, the convention players follow.
+    public let encoding: YCbCrEncoding
+    private let ffmpeg: String
+    /// `-fps_mode` (ffmpeg 5.1+) or its older spelling `-vsync`.
+    private let fpsModeFlag: String
+
+    /// Probes `path` with ffprobe.
+    /// - Throws: `InputError`: `toolMissing` (with how to install ffmpeg), `fileNotFound`,
+    ///   `unsupportedFormat` (no video stream, not a media file), `corrupt`.
+    public init(path: String, options: Options = Options()) throws {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw InputError(.fileNotFound, "\(path): no such file")
+        }
+        self.path = path
+        self.options = options
+        let ffmpeg = try Self.locate(options.ffmpegPath ?? "ffmpeg")
+        self.ffmpeg = ffmpeg
+        self.fpsModeFlag = Self.supportsFpsMode(ffmpeg: ffmpeg) ? "-fps_mode" : "-vsync"
+        let ffprobe = try Self.locate(
+            options.ffmpegPath.map { URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("ffprobe").path }
+                ?? "ffprobe")
+        let probe = try Self.probe(path: path, ffprobe: ffprobe)
+        var (w, h) = (probe.width, probe.height)
+        if let m = options.maxDimension, m > 0, max(w, h) > m {
+            let scale = Double(m) / Double(max(w, h))
+            // Even sizes keep 4:2:0 chroma whole.
+            w = max(2, Int((Double(w) * scale / 2).rounded()) * 2)
+            h = max(2, Int((Double(h) * scale / 2).rounded()) * 2)
+        } else if !options.bgra {
+            w = (w + 1) & ~1
+            h = (h + 1) & ~1
+        }
+        videoInfo = VideoInfo(
+            width: w, height: h, sourceWidth: probe.width, sourceHeight: probe.height,
+            nominalFrameRate: probe.frameRate, duration: probe.duration, frameCountHint: probe.frameCount,
+            codec: "\(probe.codec) \(probe.pixelFormat)")
+        encoding = YCbCrEncoding(range: probe.fullRange ? .full : .video, matrix: probe.bt709 ? .bt709 : .bt601)
+    }
+
+    // MARK: Reading
+
+    public func forEachFrame(_ body: (Frame) throws -> Void) throws {
+        let w = videoInfo.width, h = videoInfo.height
+        let format: PixelFormat = options.bgra ? .bgra : .yuv420BiPlanar(encoding)
+        let frameBytes = Frame.packedByteCount(format: format, width: w, height: h)
+        let range = encoding.range == .full ? "pc" : "tv"
+        var filter = "scale=\(w):\(h):flags=area"
+        if !options.bgra { filter += ":out_range=\(range)" }
+        filter += ",showinfo=checksum=0"
+        var arguments = ["-hide_banner", "-nostats", "-nostdin", "-loglevel", "info", "-noautorotate"]
+        if let t = options.threads { arguments += ["-threads", String(t)] }
+        arguments += [
+            "-i", path, "-map", "0:v:0", "-an", "-sn", "-dn", "-vf", filter, fpsModeFlag, "passthrough",
+            "-pix_fmt", options.bgra ? "bgra" : "nv12", "-f", "rawvideo", "pipe:1",
+        ]
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ffmpeg)
+        process.arguments = arguments
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw InputError(.toolMissing, "cannot run \(ffmpeg): \(error.localizedDescription)")
+        }
+        let log = FFmpegLog()
+        let errFD = stderr.fileHandleForReading.fileDescriptor
+        let logThread = Thread { log.consume(fd: errFD) }
+        logThread.start()
+
+        let outFD = stdout.fileHandleForReading.fileDescriptor
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: frameBytes, alignment: 64)
+        defer { buffer.deallocate() }
+        let base = UnsafeRawPointer(buffer.baseAddress!)
+        var index = 0
+        var finishedCleanly = false
+        defer {
+            if !finishedCleanly && process.isRunning { process.terminate() }
+            try? stdout.fileHandleForReading.close()
+            process.waitUntilExit()
+            log.waitUntilDone()
+            try? stderr.fileHandleForReading.close()
+        }
+        var lastTime = -Double.infinity
+        var firstTime = 0.0
+        while true {
+            let got = Self.readFully(fd: outFD, into: buffer)
+            if got == 0 { break }
+            guard got == frameBytes else {
+                // ffmpeg only ever writes whole frames; a short read means it died mid-frame.
+                process.waitUntilExit()
+                throw InputError(.corrupt, "\(path): decoding stopped inside frame \(index)\(log.reason(prefix: ": "))")
+            }
+            var time = log.time(ofFrame: index)
+            if time == nil || !(time! > lastTime) {
+                // No usable timestamp (missing, or not increasing): one nominal frame after the last.
+                let step = 1 / (videoInfo.nominalFrameRate ?? 30)
+                time = index == 0 ? 0 : lastTime + step
+            }
+            lastTime = time!
+            if index == 0 { firstTime = lastTime }
+            let frame: Frame
+            if options.bgra {
+                frame = try Frame(bgra: base, width: w, height: h, bytesPerRow: 4 * w, time: lastTime)
+            } else {
+                frame = try Frame(
+                    yuv420BiPlanar: FramePlane(baseAddress: base, bytesPerRow: w),
+                    chroma: FramePlane(baseAddress: base + w * h, bytesPerRow: 2 * ((w + 1) / 2)),
+                    encoding: encoding, width: w, height: h, time: lastTime)
+            }
+            try body(frame)
+            index += 1
+        }
+        process.waitUntilExit()
+        finishedCleanly = true
+        log.waitUntilDone()
+        if process.terminationStatus != 0 {
+            throw InputError(
+                .corrupt, "\(path): ffmpeg failed after \(index) frames\(log.reason(prefix: ": "))")
+        }
+        if log.frameCount != index {
+            throw InputError(
+                .corrupt, "\(path): ffmpeg logged \(log.frameCount) frame times for \(index) frames; timestamps are unreliable")
+        }
+        // ffmpeg skips what it cannot decode and stops quietly at a cut; the container says how
+        // many frames (or seconds) there should be. Allow a little slack: edit lists, estimates.
+        let info = videoInfo
+        var shortfall: String?
+        if let expected = info.frameCountHint {
+            if Double(index) < Double(expected) * Self.minimumDecodedFraction - 2 {
+                shortfall = "only \(index) of \(expected) frames could be decoded"
+            }
+        } else if let duration = info.duration {
+            let step = 1 / (info.nominalFrameRate ?? 30)
+            let span = index == 0 ? 0 : lastTime - firstTime + step
+            if span < duration * Self.minimumDecodedFraction - 2 * step {
+                shortfall = String(format: "frames cover only %.2f of %.2f s", span, duration)
+            }
+        }
+        if let shortfall {
+            let reason = log.reason(prefix: "", errorsOnly: true)
+            throw InputError(
+                .corrupt,
+                "\(path): \(shortfall): the video is truncated or corrupt" + (reason.isEmpty ? "" : " (\(reason))"))
+        }
+    }
+
+    /// Reads until `buffer` is full or the pipe ends; returns the bytes read.
+    private static func readFully(fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var total = 0
+        while total < buffer.count {
+            let n = read(fd, buffer.baseAddress! + total, buffer.count - total)
+            if n > 0 {
+                total += n
+            } else if n == 0 {
+                break
+            } else if errno != EINTR {
+                break
+            }
+        }
+        return total
+    }
+
+    // MARK: Tools
+
+    /// A video whose decodable frames (or their time span) fall short of this fraction of what its
+    /// container states is reported as truncated or corrupt (5 % slack for estimated counts).
+    static let minimumDecodedFraction = 0.95
+
+    /// How to get ffmpeg, for the one-line error.
+    static let installHint =
+        "install ffmpeg (Debian/Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg; Windows: winget install ffmpeg) or convert the video to .y4m"
+
+    /// The absolute path of `program`: as given when it contains a slash, else the first match on `PATH`.
+    /// - Throws: `InputError(.toolMissing)` saying how to install ffmpeg.
+    static func locate(_ program: String, searchPath: String? = ProcessInfo.processInfo.environment["PATH"]) throws -> String {
+        let name = URL(fileURLWithPath: program).lastPathComponent
+        if program.contains("/") {
+            if FileManager.default.isExecutableFile(atPath: program) { return program }
+            throw InputError(.toolMissing, "\(name) not found at \(program): \(installHint)")
+        }
+        for dir in (searchPath ?? "").split(separator: ":") {
+            let candidate = "\(dir)/\(program)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        throw InputError(.toolMissing, "\(name) not found on PATH: \(installHint)")
+    }
+
+    /// True unless `ffmpeg -version` names a release older than 5.1 (git builds count as new).
+    static func supportsFpsMode(ffmpeg: String) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ffmpeg)
+        process.arguments = ["-hide_banner", "-version"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return true }
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard let r = text.range(of: "version ") else { return true }
+        let digits = text[r.upperBound...].drop { !$0.isNumber }.prefix { $0.isNumber || $0 == "." }
+        let parts = digits.split(separator: ".").compactMap { Int($0) }
+        guard parts.count >= 2, text[r.upperBound...].first != "N" else { return true }
+        return parts[0] > 5 || (parts[0] == 5 && parts[1] >= 1)
+    }
+
+    struct Probe {
+        var width: Int, height: Int
+        var frameRate: Double?, duration: Double?, frameCount: Int?
+        var codec: String, pixelFormat: String
+        var fullRange: Bool, bt709: Bool
+    }
+
+    /// The first video stream's size, rate, length and colour tags, from ffprobe's JSON.
+    static func probe(path: String, ffprobe: String) throws -> Probe {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ffprobe)
+        process.arguments = [
+            "-v", "error", "-select_streams", "v:0", "-show_entries",
+            "stream=codec_name,width,height,pix_fmt,avg_frame_rate,r_frame_rate,nb_frames,duration,color_range,color_space:format=duration,format_name",
+            "-of", "json", path,
+        ]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch {
+            throw InputError(.toolMissing, "cannot run \(ffprobe): \(error.localizedDescription)")
+        }
+        // ffprobe's output is small; read both pipes to the end (stderr on a thread so neither blocks).
+        let errData = DataBox()
+        let errThread = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+        errThread.start()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let message = errData.waitAndGet()
+            .split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        guard process.terminationStatus == 0 else {
+            var reason = message.isEmpty ? "unreadable" : message
+            if reason.hasPrefix(path + ": ") { reason.removeFirst(path.count + 2) }
+            throw InputError(
+                .unsupportedFormat, "\(path): not a video, or truncated or corrupt (ffprobe: \(reason))")
+        }
+        guard let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw InputError(.corrupt, "\(path): ffprobe gave no readable answer")
+        }
+        let streams = json["streams"] as? [[String: Any]] ?? []
+        let format = json["format"] as? [String: Any] ?? [:]
+        guard let s = streams.first, let w = s["width"] as? Int, let h = s["height"] as? Int, w > 0, h > 0 else {
+            throw InputError(.unsupportedFormat, "\(path): no video stream (format: \(format["format_name"] as? String ?? "unknown"))")
+        }
+        // ffmpeg also "decodes" text files as ANSI art and still images as one-frame videos.
+        let formatName = format["format_name"] as? String ?? ""
+        let codec = s["codec_name"] as? String ?? "unknown"
+        if formatName == "tty" || ["ansi", "bintext", "xbin", "idf"].contains(codec) {
+            throw InputError(.unsupportedFormat, "\(path): a text file, not a video")
+        }
+        if formatName.hasSuffix("_pipe") || formatName == "image2" {
+            throw InputError(.unsupportedFormat, "\(path): a still image (\(codec)), not a video")
+        }
+        func rate(_ key: String) -> Double? {
+            guard let text = s[key] as? String else { return nil }
+            let parts = text.split(separator: "/").compactMap { Double($0) }
+            guard parts.count == 2, parts[1] > 0, parts[0] > 0 else { return nil }
+            return parts[0] / parts[1]
+        }
+        let pixelFormat = s["pix_fmt"] as? String ?? "unknown"
+        let range = s["color_range"] as? String ?? "unknown"
+        let space = s["color_space"] as? String ?? "unknown"
+        return Probe(
+            width: w, height: h,
+            frameRate: rate("avg_frame_rate") ?? rate("r_frame_rate"),
+            duration: Double(s["duration"] as? String ?? "") ?? Double(format["duration"] as? String ?? ""),
+            frameCount: Int(s["nb_frames"] as? String ?? ""),
+            codec: s["codec_name"] as? String ?? "unknown", pixelFormat: pixelFormat,
+            fullRange: range == "pc" || pixelFormat.hasPrefix("yuvj"),
+            // Untagged HD video is BT.709 by convention (what players assume); untagged SD is BT.601.
+            bt709: space == "bt709" || (["unknown", "unspecified", ""].contains(space) && min(w, h) >= 720))
+    }
+}
+
+/// Collects ffmpeg's log from a pipe on its own thread: the showinfo timestamps of frames (exact:
+/// integer pts times the filter's time base) and the last other lines, for error messages.
+final class FFmpegLog: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var times: [Double] = []
+    private var done = false
+    private var otherLines: [String] = []
+    private var timeBase: (Double, Double)?
+
+    /// Reads `fd` to its end, parsing each line.
+    func consume(fd: Int32) {
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            pending.append(contentsOf: chunk[0..<n])
+            var start = 0
+            while let nl = pending[start...].firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) {
+                if nl > start { handle(String(decoding: pending[start..<nl], as: UTF8.self)) }
+                start = nl + 1
+            }
+            pending.removeFirst(start)
+        }
+        if !pending.isEmpty { handle(String(decoding: pending, as: UTF8.self)) }
+        condition.lock()
+        done = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func handle(_ line: String) {
+        if line.contains("Parsed_showinfo") {
+            if let r = line.range(of: "config in time_base: ") {
+                let parts = line[r.upperBound...].prefix { $0 != "," }.split(separator: "/").compactMap { Double($0) }
+                if parts.count == 2, parts[1] > 0 {
+                    condition.lock()
+                    timeBase = (parts[0], parts[1])
+                    condition.unlock()
+                }
+                return
+            }
+            guard line.contains(" n:") else { return }
+            var time = Double.nan
+            if let r = line.range(of: " pts:") {
+                let text = line[r.upperBound...].drop { $0 == " " }.prefix { $0 != " " }
+                condition.lock()
+                if let pts = Double(text), let tb = timeBase { time = pts * tb.0 / tb.1 }
+                condition.unlock()
+            }
+            if time.isNaN, let r = line.range(of: "pts_time:") {
+                time = Double(line[r.upperBound...].prefix { $0 != " " }) ?? .nan
+            }
+            condition.lock()
+            times.append(time)
+            condition.broadcast()
+            condition.unlock()
+        } else if !line.hasPrefix(" ") {
+            condition.lock()
+            otherLines.append(line)
+            if otherLines.count > 12 { otherLines.removeFirst() }
+            condition.unlock()
+        }
+    }
+
+    /// The time of frame `index` (seconds), waiting until ffmpeg has logged it or its log ended;
+    /// nil when it never logs one or it is not a number.
+    func time(ofFrame index: Int) -> Double? {
+        condition.lock()
+        defer { condition.unlock() }
+        while times.count <= index && !done { condition.wait() }
+        guard index < times.count, times[index].isFinite else { return nil }
+        return times[index]
+    }
+
+    /// Frames whose times have been logged so far.
+    var frameCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return times.count
+    }
+
+    func waitUntilDone() {
+        condition.lock()
+        while !done { condition.wait() }
+        condition.unlock()
+    }
+
+    /// The most telling line of ffmpeg's log (an error line if there is one), after `prefix`.
+    func reason(prefix: String, errorsOnly: Bool = false) -> String {
+        condition.lock()
+        defer { condition.unlock() }
+        let keywords = ["rror", "nvalid", "runcated", "corrupt", "not found", "No such", "moov atom"]
+        let line = otherLines.last { l in keywords.contains { l.contains($0) } } ?? (errorsOnly ? nil : otherLines.last)
+        guard let line else { return "" }
+        // Drop ffmpeg's "[component @ 0x...] " prefix.
+        var text = Substring(line)
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") { text = text[text.index(after: close)...] }
+        return prefix + text.trimmingCharacters(in: .whitespaces)
+    }
+}
+
+/// A value handed from one thread to another.
+final class DataBox: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var value: Data?
+    func set(_ data: Data) {
+        condition.lock()
+        value = data
+        condition.broadcast()
+        condition.unlock()
+    }
+    func waitAndGet() -> String {
+        condition.lock()
+        defer { condition.unlock() }
+        while value == nil { condition.wait() }
+        return String(decoding: value!, as: UTF8.self)
+    }
+}
+
+/// Opens a video for reading: Y4M natively (by its `YUV4MPEG2` signature), anything else through
+/// the `ffmpeg` program.
+public enum VideoFile {
+    /// - Parameter options: ffmpeg decoding options (downscale, program path); ignored for Y4M.
+    /// - Throws: `InputError` (`fileNotFound`, `unsupportedFormat`, `toolMissing`, `corrupt`, ...).
+    public static func open(path: String, options: FFmpegVideoReader.Options = .init()) throws -> any VideoFrameReader {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw InputError(.fileNotFound, "\(path): no such file")
+        }
+        if Y4MReader.hasSignature(path: path) {
+            return try Y4MReader(path: path)
+        }
+        return try FFmpegVideoReader(path: path, options: options)
+    }
+}

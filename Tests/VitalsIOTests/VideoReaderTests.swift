@@ -1,0 +1,166 @@
+import Foundation
+import PulseDetection
+import Testing
+
+@testable import VitalsIO
+
+/// True when ffmpeg and ffprobe are on PATH; the tests that decode real video need them.
+let ffmpegAvailable = (try? FFmpegVideoReader.locate("ffmpeg")) != nil && (try? FFmpegVideoReader.locate("ffprobe")) != nil
+
+/// Runs ffmpeg with `arguments`; true when it succeeds.
+@discardableResult
+func runFFmpeg(_ arguments: [String]) throws -> Bool {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try FFmpegVideoReader.locate("ffmpeg"))
+    process.arguments = ["-hide_banner", "-loglevel", "error", "-nostdin", "-y"] + arguments
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    return process.terminationStatus == 0
+}
+
+/// A simulated fingertip clip as Y4M, and its path.
+func simulatedClip(seconds: Double = 2, width: Int = 48, height: Int = 36) throws -> String {
+    let path = temporaryPath("clip.y4m")
+    try FingerVideoSimulator(.init(bpm: 75, seconds: seconds, width: width, height: height)).writeY4M(to: path)
+    return path
+}
+
+struct VideoReaderTests {
+    @Test func missingFFmpegIsOneLineSayingHowToInstallIt() throws {
+        let clip = try simulatedClip(seconds: 0.2)
+        let mp4 = clip.replacingOccurrences(of: ".y4m", with: ".mp4")
+        _ = FileManager.default.createFile(atPath: mp4, contents: Data([0, 0, 0, 24]))
+        for attempt in [
+            { _ = try FFmpegVideoReader(path: mp4, options: .init(ffmpegPath: "/nonexistent/bin/ffmpeg")) },
+            { _ = try FFmpegVideoReader.locate("ffmpeg", searchPath: "") },
+        ] {
+            do {
+                try attempt()
+                Issue.record("expected a toolMissing error")
+            } catch let error as InputError {
+                #expect(error.code == .toolMissing)
+                #expect(error.message.contains("apt-get install ffmpeg"))
+                #expect(!error.message.contains("\n"))
+            }
+        }
+    }
+
+    @Test func videoFileOpensY4MNativelyWithoutFFmpeg() throws {
+        let clip = try simulatedClip(seconds: 0.5)
+        let reader = try VideoFile.open(path: clip, options: .init(ffmpegPath: "/nonexistent/ffmpeg"))
+        #expect(reader is Y4MReader)
+        #expect(try reader.colorSamples().count == 15)
+        let empty = temporaryPath("empty.y4m")
+        _ = FileManager.default.createFile(atPath: empty, contents: Data("YUV4MPEG2 W4 H2 F30:1\n".utf8))
+        #expect(inputErrorCode { _ = try VideoColorMeans(path: empty) } == .empty)
+    }
+
+    @Test(.enabled(if: ffmpegAvailable))
+    func losslessVideoThroughFFmpegGivesTheSameMeansAndTimesAsY4M() throws {
+        let clip = try simulatedClip()
+        let mkv = clip.replacingOccurrences(of: ".y4m", with: ".mkv")
+        try #require(try runFFmpeg(["-i", clip, "-c:v", "ffv1", mkv]))
+        let reference = try Y4MReader(path: clip).colorSamples()
+        let reader = try FFmpegVideoReader(path: mkv)
+        #expect(reader.encoding == .fullRange601)
+        #expect(reader.videoInfo.width == 48 && reader.videoInfo.height == 36)
+        let decoded = try reader.colorSamples()
+        #expect(decoded.count == reference.count)
+        for (a, b) in zip(decoded, reference) {
+            #expect(abs(a.time - b.time) < 1e-3)  // Matroska stores milliseconds
+            #expect(abs(a.red - b.red) < 1e-9 && abs(a.green - b.green) < 1e-9 && abs(a.blue - b.blue) < 1e-9)
+        }
+        // BGRA output: ffmpeg converts (and clips) itself; means agree to within rounding and clipping.
+        let bgra = try FFmpegVideoReader(path: mkv, options: .init(bgra: true)).colorSamples()
+        #expect(bgra.count == reference.count)
+        #expect(zip(bgra, reference).allSatisfy { abs($0.green - $1.green) < 2 })
+    }
+
+    @Test(.enabled(if: ffmpegAvailable))
+    func variableFrameRateKeepsEachFramesRealTimestamp() throws {
+        let clip = try simulatedClip(seconds: 1)
+        let mkv = clip.replacingOccurrences(of: ".y4m", with: "-vfr.mkv")
+        // Frames 10 and later arrive 0.25 s late: a gap, as when a phone drops frames.
+        try #require(try runFFmpeg([
+            "-i", clip, "-vf", "setpts='(N/30+gte(N,10)*0.25)/TB'", "-fps_mode", "passthrough",
+            "-c:v", "ffv1", mkv,
+        ]))
+        let samples = try FFmpegVideoReader(path: mkv).colorSamples()
+        #expect(samples.count == 30)
+        // The gap is there, and every time agrees with ffprobe's own listing of the frames.
+        #expect(samples[10].time - samples[9].time > 0.2)
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: try FFmpegVideoReader.locate("ffprobe"))
+        probe.arguments = ["-v", "error", "-show_entries", "frame=pts_time", "-of", "csv=p=0", mkv]
+        let pipe = Pipe()
+        probe.standardOutput = pipe
+        try probe.run()
+        let listed = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .split(whereSeparator: \.isNewline).compactMap { Double($0.trimmingCharacters(in: CharacterSet(charactersIn: ", "))) }
+        probe.waitUntilExit()
+        #expect(listed.count == samples.count)
+        for (s, t) in zip(samples, listed) {
+            #expect(abs(s.time - t) < 1e-6)
+        }
+    }
+
+    @Test(.enabled(if: ffmpegAvailable))
+    func downscalingInFFmpegKeepsTheMeanColour() throws {
+        let clip = try simulatedClip(seconds: 0.5, width: 160, height: 120)
+        let mkv = clip.replacingOccurrences(of: ".y4m", with: ".mkv")
+        try #require(try runFFmpeg(["-i", clip, "-c:v", "ffv1", mkv]))
+        let full = try FFmpegVideoReader(path: mkv).colorSamples()
+        let small = try FFmpegVideoReader(path: mkv, options: .init(maxDimension: 40))
+        #expect(small.videoInfo.width == 40 && small.videoInfo.height == 30)
+        let smallSamples = try small.colorSamples()
+        #expect(zip(full, smallSamples).allSatisfy { abs($0.red - $1.red) < 0.5 && abs($0.green - $1.green) < 0.5 })
+    }
+
+    @Test(.enabled(if: ffmpegAvailable))
+    func badVideoInputGivesOneCodedErrorAndNoCrash() throws {
+        let text = temporaryPath("notes.mp4")
+        _ = FileManager.default.createFile(atPath: text, contents: Data("this is not a video\n".utf8))
+        #expect(inputErrorCode { _ = try FFmpegVideoReader(path: text) } == .unsupportedFormat)
+
+        let wav = temporaryPath("tone.wav")
+        try #require(try runFFmpeg(["-f", "lavfi", "-i", "sine=frequency=440:duration=0.2", wav]))
+        #expect(inputErrorCode { _ = try FFmpegVideoReader(path: wav) } == .unsupportedFormat)
+
+        #expect(inputErrorCode { _ = try FFmpegVideoReader(path: text + ".missing") } == .fileNotFound)
+
+        // A video cut in half: either the frames before the cut, or one clear error; never a crash.
+        let clip = try simulatedClip(seconds: 1)
+        let mkv = clip.replacingOccurrences(of: ".y4m", with: ".mkv")
+        try #require(try runFFmpeg(["-i", clip, "-c:v", "ffv1", mkv]))
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: mkv))
+        let cut = temporaryPath("cut.mkv")
+        _ = FileManager.default.createFile(atPath: cut, contents: bytes.prefix(bytes.count / 2))
+        do {
+            let samples = try FFmpegVideoReader(path: cut).colorSamples()
+            #expect(samples.count > 0 && samples.count < 30)
+        } catch let error as InputError {
+            #expect([.corrupt, .unsupportedFormat].contains(error.code))
+        }
+        // Only the header survives: no frames is an error for the colour dump.
+        let stub = temporaryPath("stub.mkv")
+        _ = FileManager.default.createFile(atPath: stub, contents: bytes.prefix(300))
+        #expect([.corrupt, .unsupportedFormat, .empty].contains(inputErrorCode { _ = try VideoColorMeans(path: stub) }))
+    }
+
+    @Test(.enabled(if: ffmpegAvailable))
+    func stoppingEarlyEndsFFmpegCleanly() throws {
+        let clip = try simulatedClip(seconds: 2)
+        let mkv = clip.replacingOccurrences(of: ".y4m", with: ".mkv")
+        try #require(try runFFmpeg(["-i", clip, "-c:v", "ffv1", mkv]))
+        struct Stop: Error {}
+        var seen = 0
+        #expect(throws: Stop.self) {
+            try FFmpegVideoReader(path: mkv).forEachFrame { _ in
+                seen += 1
+                if seen == 3 { throw Stop() }
+            }
+        }
+        #expect(seen == 3)
+    }
+}
