@@ -39,6 +39,8 @@ struct StepCounter: Sendable {
     static let memory = 6.0
     /// Seconds of steady carrying orientation needed before counting starts (see `GaitSignal.stableAngle`).
     static let minimumSteadySpan = 2.0
+    /// Every peak of a starting chain must be at least this prominent, g (as `ActivityDetector.startProminence`).
+    static let minimumStartProminence = 0.08
     /// Missing steps tolerated in a row (the foot-switch truth shows such gaps are real steps).
     static let maximumMissed = 1
 
@@ -124,7 +126,7 @@ struct StepCounter: Sendable {
 
     /// Looks for a regular chain ending at `c`; when found, counts it and locks on.
     private mutating func tryStart(from c: StepCandidate, period: Double, notBefore: Double, emit: (Double) -> Void) {
-        guard c.time >= notBefore else { return }
+        guard c.time >= notBefore, c.prominence >= StepCounter.minimumStartProminence else { return }
         chain.removeAll(keepingCapacity: true)
         chain.append(c)
         while true {
@@ -136,6 +138,7 @@ struct StepCounter: Sendable {
                 && cc.time > lastCounted + StepCounter.window.early * period
                 && cc.time >= c.time - StepCounter.memory
                 && cc.time >= notBefore
+                && cc.prominence >= StepCounter.minimumStartProminence
                 && cc.prominence >= StepCounter.relativeProminence * c.prominence {
                 let s = score(cc, expected: current - period, period: period)
                 if s > bestScore { bestScore = s; best = cc }
