@@ -197,19 +197,23 @@ struct GaitSignal: Sendable {
             window = [Double](repeating: 0, count: Int(GaitSignal.window * fs))
             correlation = [Double](repeating: 0, count: maxLag - minLag + 1)
         }
-        var mean = 0.0
-        history.withWindow(last: 2 * length, skipping: 1) { h in
-            for i in 0..<length {
-                let v = 0.5 * (h[2 * i] + h[2 * i + 1])
-                window[i] = v
-                mean += v
-            }
-        }
-        mean /= Double(length)
         var energy = 1e-12
-        for i in 0..<length {
-            window[i] -= mean
-            energy += window[i] * window[i]
+        let history = self.history
+        window.withUnsafeMutableBufferPointer { w in
+            history.withWindow(last: 2 * length, skipping: 1) { h in
+                var mean = 0.0
+                for i in 0..<length {
+                    let v = 0.5 * (h[2 * i] + h[2 * i + 1])
+                    w[i] = v
+                    mean += v
+                }
+                mean /= Double(length)
+                for i in 0..<length {
+                    let v = w[i] - mean
+                    w[i] = v
+                    energy += v * v
+                }
+            }
         }
         window.withUnsafeBufferPointer { w in
             correlation.withUnsafeMutableBufferPointer { r in
@@ -217,15 +221,22 @@ struct GaitSignal: Sendable {
                 let stride = MemoryLayout<Double>.stride
                 for lag in minLag...maxLag {
                     let count = length - lag
-                    // Eight lanes at a time (vectorised), then the remainder.
-                    var acc = SIMD8<Double>(repeating: 0)
+                    // Two lanes per load, four independent sums (keeps the pipeline full), then the remainder.
+                    var acc0 = SIMD2<Double>(repeating: 0), acc1 = acc0, acc2 = acc0, acc3 = acc0
                     var i = 0
                     while i + 8 <= count {
-                        let a = raw.loadUnaligned(fromByteOffset: i * stride, as: SIMD8<Double>.self)
-                        let b = raw.loadUnaligned(fromByteOffset: (i + lag) * stride, as: SIMD8<Double>.self)
-                        acc += a * b
+                        let o = i * stride, p = (i + lag) * stride
+                        acc0 += raw.loadUnaligned(fromByteOffset: o, as: SIMD2<Double>.self)
+                            * raw.loadUnaligned(fromByteOffset: p, as: SIMD2<Double>.self)
+                        acc1 += raw.loadUnaligned(fromByteOffset: o + 16, as: SIMD2<Double>.self)
+                            * raw.loadUnaligned(fromByteOffset: p + 16, as: SIMD2<Double>.self)
+                        acc2 += raw.loadUnaligned(fromByteOffset: o + 32, as: SIMD2<Double>.self)
+                            * raw.loadUnaligned(fromByteOffset: p + 32, as: SIMD2<Double>.self)
+                        acc3 += raw.loadUnaligned(fromByteOffset: o + 48, as: SIMD2<Double>.self)
+                            * raw.loadUnaligned(fromByteOffset: p + 48, as: SIMD2<Double>.self)
                         i += 8
                     }
+                    let acc = (acc0 + acc1) + (acc2 + acc3)
                     var s = acc.sum()
                     while i < count {
                         s += w[i] * w[i + lag]

@@ -101,8 +101,9 @@ struct StepCounter: Sendable {
                 if s > bestScore { bestScore = s; best = c }
             }
             let lag = Int((2 * period * GaitSignal.rate).rounded())
-            let strideCorrelation = signal.laggedCorrelation(length: Int(StepCounter.shortWindow * GaitSignal.rate), lag: lag)
-            if let b = best, periodic, strideCorrelation > StepCounter.minimumStrideCorrelation {
+            if let b = best, periodic,
+               signal.laggedCorrelation(length: Int(StepCounter.shortWindow * GaitSignal.rate), lag: lag)
+                > StepCounter.minimumStrideCorrelation {
                 for v in virtualSteps { emit(v) }
                 virtualSteps.removeAll(keepingCapacity: true)
                 missed = 0
