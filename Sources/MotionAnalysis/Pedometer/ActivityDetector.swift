@@ -59,7 +59,7 @@ struct ActivityDetector: Sendable {
     /// One grid tick; `emit` receives (kind, time) with time not yet corrected for the filter delay.
     /// `stableSince`: the time since which the carrying orientation has been steady; a walk can only
     /// start inside that span and once it is `minimumSteadySpan` long (handling turns the phone).
-    mutating func tick(now: Double, candidate: StepCandidate?, period: Double, stableSince: Double, recentLevel: () -> Double,
+    mutating func tick(now: Double, candidate: StepCandidate?, period: Double, stableSince: Double, signal: inout GaitSignal,
                        emit: (PedometerEvent.Kind, Double) -> Void) {
         if let c = candidate {
             if !isWalking {
@@ -93,7 +93,7 @@ struct ActivityDetector: Sendable {
             let silence = now - l.time
             let sinceStrong = now - (lastStrongStep?.time ?? l.time)
             if silence > gap || sinceStrong > ActivityDetector.strongStepGap
-                || (silence > quietGap && recentLevel() < ActivityDetector.quietLevel * recentMedian()) {
+                || (silence > quietGap && signal.recentRMS(length: Int(ActivityDetector.quietWindow * GaitSignal.rate)) < ActivityDetector.quietLevel * recentMedian()) {
                 isWalking = false
                 emit(.pause, max(lastStrongStep?.time ?? l.time, l.time - period))
                 lastStep = nil

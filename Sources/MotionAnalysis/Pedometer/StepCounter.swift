@@ -75,7 +75,7 @@ struct StepCounter: Sendable {
     }
 
     /// One grid tick. `emit` receives step times (seconds, filter delay not yet removed), oldest first.
-    mutating func tick(now: Double, candidate: StepCandidate?, signal: GaitSignal, emit: (Double) -> Void) {
+    mutating func tick(now: Double, candidate: StepCandidate?, signal: inout GaitSignal, emit: (Double) -> Void) {
         let period = signal.period
         let periodic = signal.periodicity > StepCounter.minimumPeriodicity
         if let c = candidate {

@@ -131,11 +131,11 @@ public struct StepDetector: Sendable {
         let delay = StepDetector.contactDelay
         var events = output
         output = []
-        counter.tick(now: now, candidate: candidate, signal: signal) { t in
+        counter.tick(now: now, candidate: candidate, signal: &signal) { t in
             events.append(PedometerEvent(kind: .step, time: t - delay, reportedAt: now))
         }
         activity.tick(now: now, candidate: candidate, period: signal.period, stableSince: now - signal.stableDuration,
-                       recentLevel: { [signal] in signal.recentRMS(length: Int(ActivityDetector.quietWindow * GaitSignal.rate)) }) { kind, t in
+                       signal: &signal) { kind, t in
             events.append(PedometerEvent(kind: kind, time: t - delay, reportedAt: now))
         }
         output = events
