@@ -47,7 +47,21 @@ struct ActivityDetector: Sendable {
 
     init() { scratch.reserveCapacity(8) }
 
+    private mutating func remember(_ prominence: Double) {
+        recent.append(prominence)
+        cachedMedian = nil
+    }
+
+    private var cachedMedian: Double?
+
     private mutating func recentMedian() -> Double {
+        if let m = cachedMedian { return m }
+        let m = computeMedian()
+        cachedMedian = m
+        return m
+    }
+
+    private mutating func computeMedian() -> Double {
         scratch.removeAll(keepingCapacity: true)
         for p in recent { scratch.append(p) }
         scratch.sort()
@@ -73,8 +87,9 @@ struct ActivityDetector: Sendable {
                             isWalking = true
                             emit(.resume, l.time)
                             recent.removeAll()
-                            recent.append(l.prominence)
-                            recent.append(c.prominence)
+                            cachedMedian = nil
+                            remember(l.prominence)
+                            remember(c.prominence)
                             lastStrongStep = c
                         }
                     }
@@ -84,7 +99,7 @@ struct ActivityDetector: Sendable {
                                           ActivityDetector.relativeProminence * recentMedian()) {
                 if c.prominence >= ActivityDetector.stepProminence * recentMedian() { lastStrongStep = c }
                 lastStep = c
-                recent.append(c.prominence)
+                remember(c.prominence)
             }
         }
         if isWalking, let l = lastStep {

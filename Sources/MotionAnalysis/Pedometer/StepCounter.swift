@@ -66,12 +66,17 @@ struct StepCounter: Sendable {
         return c.prominence * exp(-z * z)
     }
 
+    private var cachedMedian: Double?
+
     private mutating func medianRecentProminence() -> Double {
+        if let m = cachedMedian { return m }
         sortScratch.removeAll(keepingCapacity: true)
         for p in recentProminence { sortScratch.append(p) }
         sortScratch.sort()
         let n = sortScratch.count
-        return n % 2 == 1 ? sortScratch[n / 2] : 0.5 * (sortScratch[n / 2 - 1] + sortScratch[n / 2])
+        let m = n % 2 == 1 ? sortScratch[n / 2] : 0.5 * (sortScratch[n / 2 - 1] + sortScratch[n / 2])
+        cachedMedian = m
+        return m
     }
 
     /// One grid tick. `emit` receives step times (seconds, filter delay not yet removed), oldest first.
@@ -109,6 +114,7 @@ struct StepCounter: Sendable {
                 missed = 0
                 emit(b.time)
                 recentProminence.append(b.prominence)
+                cachedMedian = nil
                 last = b.time
                 pending.removeAll { $0.time <= b.time }
             } else if missed < StepCounter.maximumMissed && periodic {
@@ -163,6 +169,7 @@ struct StepCounter: Sendable {
               abs(median - period) <= StepCounter.chainRegularity * period,
               largest <= StepCounter.chainProminenceRatio * smallest else { return }
         recentProminence.removeAll()
+        cachedMedian = nil
         for s in chain {
             emit(s.time)
             recentProminence.append(s.prominence)

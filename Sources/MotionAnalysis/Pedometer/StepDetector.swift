@@ -102,9 +102,11 @@ public struct StepDetector: Sendable {
         var d = StepDetector()
         var all: [PedometerEvent] = []
         for i in times.indices {
-            d.output.removeAll(keepingCapacity: true)
             d.push(time: times[i], acceleration: accelerations[i])
-            if !d.output.isEmpty { all.append(contentsOf: d.output) }
+            if !d.output.isEmpty {
+                all.append(contentsOf: d.output)
+                d.output.removeAll(keepingCapacity: true)
+            }
         }
         all.append(contentsOf: d.finish())
         return all
