@@ -61,8 +61,7 @@ public struct AttitudeFilter: Sendable {
             // holding either end point constant loses half the accuracy), integrated as a
             // constant rotation: q ← q ⊗ exp(ω dt / 2).
             let omega = (s.rotationRate + lastRate) * 0.5
-            let angle = omega.magnitude * dt
-            if angle > 0 { q = q * Quaternion(axis: omega, angle: angle) }
+            q = q * Quaternion(rotationVector: omega * dt)
             // Correct: turn the predicted gravity toward the measured acceleration's direction.
             let m = s.acceleration.magnitude
             if m > 0 {
@@ -70,8 +69,7 @@ public struct AttitudeFilter: Sendable {
                 if trust > 0 {
                     let g = q.conjugate.rotate(Vector3(x: 0, y: 0, z: -1))
                     let correction = (parameters.correctionGain * trust) * (s.acceleration / m).cross(g)
-                    let c = correction.magnitude * dt
-                    if c > 0 { q = q * Quaternion(axis: correction, angle: c) }
+                    q = q * Quaternion(rotationVector: correction * dt)
                 }
             }
             attitude = Attitude(quaternion: q)

@@ -70,6 +70,7 @@ public struct ImpactDetector: Sendable {
     }
 
     /// Runs over a recording (the same code as `process`).
+    @inlinable
     public mutating func process<C: Collection>(_ samples: C) -> [ImpactEvent] where C.Element == DeviceMotion {
         var out: [ImpactEvent] = []
         for m in samples { if let e = process(m) { out.append(e) } }

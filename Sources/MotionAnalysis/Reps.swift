@@ -21,6 +21,7 @@ public struct RepSet: Sendable, Equatable, Codable {
 /// Counts repetitions of an exercise from the pattern the gravity vector repeats (the device is
 /// worn on the body: arm, wrist, thigh), and finds the sets on its own.
 ///
+/// 0. Samples are averaged in blocks down to `analysisRate` (10 Hz): rep patterns are slower than 1 Hz.
 /// 1. **Sets**: activity is the summed standard deviation of gravity's three components over a
 ///    centred `activityWindow`; a set is a run of activity ≥ `activityThreshold`, runs closer than
 ///    `mergeGap` joined, at least `minimumSet` long.
@@ -42,6 +43,9 @@ public struct RepCounter: Sendable {
         public var activityThreshold = 0.4
         /// Quieter stretches shorter than this (s) stay inside a set.
         public var mergeGap = 2.0
+        /// Samples this long (s) before a set's first and after its last active sample are analysed
+        /// with it: the centred activity window reacts half a window late.
+        public var edgeMargin = 1.0
         /// Shortest set, s.
         public var minimumSet = 6.0
         /// Fewest reps that make a set.
@@ -62,6 +66,8 @@ public struct RepCounter: Sendable {
         public var edgeHeight = 0.8
         /// Edge peaks further than this many median spacings from their neighbour go.
         public var edgeGap = 1.3
+        /// Samples are averaged in blocks down to no more than this rate before anything else, Hz.
+        public var analysisRate = 10.0
         /// A longer interval between samples ends the set and restarts the counter, s.
         public var maximumInterval = 1.0
         public init() {}
@@ -70,6 +76,11 @@ public struct RepCounter: Sendable {
     public let parameters: Parameters
     public let sampleRate: Double
     private let window: Int
+    private let block: Int
+    private let internalRate: Double
+    private var blockSum = Vector3.zero
+    private var blockTime = 0.0
+    private var blockCount = 0
     // Delay line for the centred activity window.
     private var ringTime: [Double]
     private var ringGravity: [Vector3]
@@ -86,15 +97,19 @@ public struct RepCounter: Sendable {
     private var lastOnIndex = 0
     private var lastTime = Double.nan
     private let maximumSetSamples: Int
+    private var plans: [Int: FFT] = [:]  // FFT plans by size, made once
 
     /// - Parameter sampleRate: the recording's rate in Hz; windows in seconds become sample counts.
     public init(sampleRate: Double, parameters: Parameters = Parameters()) {
         self.parameters = parameters
         self.sampleRate = sampleRate
-        window = max(3, Int((parameters.activityWindow * sampleRate).rounded()))
+        // Rep patterns are slower than 1 Hz: samples are averaged in blocks down to `analysisRate`.
+        block = max(1, Int((sampleRate / parameters.analysisRate).rounded(.down)))
+        internalRate = sampleRate / Double(block)
+        window = max(3, Int((parameters.activityWindow * internalRate).rounded()))
         ringTime = [Double](repeating: 0, count: window)
         ringGravity = [Vector3](repeating: .zero, count: window)
-        maximumSetSamples = max(16, Int(parameters.maximumSet * sampleRate))
+        maximumSetSamples = max(16, Int(parameters.maximumSet * internalRate))
         setTime.reserveCapacity(maximumSetSamples)
         setGravity.reserveCapacity(maximumSetSamples)
     }
@@ -106,6 +121,21 @@ public struct RepCounter: Sendable {
             finished = finish()
         }
         lastTime = m.time
+        blockSum += m.gravity
+        blockTime += m.time
+        blockCount += 1
+        guard blockCount == block else { return finished }
+        let n = Double(blockCount)
+        let g = blockSum / n, t = blockTime / n
+        blockSum = .zero
+        blockTime = 0
+        blockCount = 0
+        return ingest(time: t, gravity: g) ?? finished
+    }
+
+    /// One (block-averaged) sample into the activity window and the set logic.
+    private mutating func ingest(time: Double, gravity g: Vector3) -> RepSet? {
+        var finished: RepSet?
         // Slide the activity window.
         ringHead = ringHead + 1 == window ? 0 : ringHead + 1
         if ringCount == window {
@@ -115,8 +145,7 @@ public struct RepCounter: Sendable {
         } else {
             ringCount += 1
         }
-        let g = m.gravity
-        ringTime[ringHead] = m.time
+        ringTime[ringHead] = time
         ringGravity[ringHead] = g
         sum += g
         sumSquares += Vector3(x: g.x * g.x, y: g.y * g.y, z: g.z * g.z)
@@ -125,21 +154,29 @@ public struct RepCounter: Sendable {
         // The centre sample of the window.
         var c = ringHead - window / 2
         if c < 0 { c += window }
-        if let e = step(time: ringTime[c], gravity: ringGravity[c], activity: activity()) { finished = e }
+        if let e = step(time: ringTime[c], gravity: ringGravity[c], on: isActive()) { finished = e }
         return finished
     }
 
     /// Ends the recording: judges the samples still in the window and closes an open set.
     public mutating func finish() -> RepSet? {
         var out: [RepSet] = []
+        if blockCount > 0 {
+            let n = Double(blockCount)
+            let g = blockSum / n, t = blockTime / n
+            blockSum = .zero
+            blockTime = 0
+            blockCount = 0
+            if let e = ingest(time: t, gravity: g) { out.append(e) }
+        }
         if ringCount > 0 {
             // Samples after the last judged centre, judged on the full window's activity.
-            let a = activity()
+            let a = isActive()
             let pending = ringCount == window ? window / 2 : ringCount
             for k in stride(from: pending - 1, through: 0, by: -1) {
                 var i = ringHead - k
                 if i < 0 { i += window }
-                if let e = step(time: ringTime[i], gravity: ringGravity[i], activity: a) { out.append(e) }
+                if let e = step(time: ringTime[i], gravity: ringGravity[i], on: a) { out.append(e) }
             }
         }
         if let e = close() { out.append(e) }
@@ -152,6 +189,7 @@ public struct RepCounter: Sendable {
     }
 
     /// Runs over a recording, the same code as `process` and `finish`.
+    @inlinable
     public mutating func process<C: Collection>(_ samples: C) -> [RepSet] where C.Element == DeviceMotion {
         var out: [RepSet] = []
         for m in samples { if let s = process(m) { out.append(s) } }
@@ -159,16 +197,24 @@ public struct RepCounter: Sendable {
         return out
     }
 
-    private func activity() -> Double {
-        let n = Double(ringCount)
-        let mean = sum / n
-        func sd(_ s2: Double, _ m: Double) -> Double { max(0, s2 / n - m * m).squareRoot() }
-        return sd(sumSquares.x, mean.x) + sd(sumSquares.y, mean.y) + sd(sumSquares.z, mean.z)
+    /// Whether activity reaches the threshold; decided from one square root when the bounds
+    /// √(Σv) ≤ Σ√v ≤ √(3Σv) settle it (they nearly always do), exactly otherwise.
+    @inline(__always)
+    private func isActive() -> Bool {
+        let inverse = 1 / Double(ringCount)
+        let mx = sum.x * inverse, my = sum.y * inverse, mz = sum.z * inverse
+        let vx = max(0, sumSquares.x * inverse - mx * mx)
+        let vy = max(0, sumSquares.y * inverse - my * my)
+        let vz = max(0, sumSquares.z * inverse - mz * mz)
+        let total = vx + vy + vz
+        let t = parameters.activityThreshold
+        if 3 * total < t * t { return false }
+        if total >= t * t { return true }
+        return vx.squareRoot() + vy.squareRoot() + vz.squareRoot() >= t
     }
 
-    private mutating func step(time: Double, gravity: Vector3, activity: Double) -> RepSet? {
+    private mutating func step(time: Double, gravity: Vector3, on: Bool) -> RepSet? {
         var out: RepSet?
-        let on = activity >= parameters.activityThreshold
         if inSet {
             setTime.append(time)
             setGravity.append(gravity)
@@ -183,9 +229,19 @@ public struct RepCounter: Sendable {
             inSet = true
             setStart = time
             lastOn = time
+            // Pre-roll: the window's samples before its centre, up to `edgeMargin` earlier.
+            for k in stride(from: ringCount - 1, through: 0, by: -1) {
+                var i = ringHead - k
+                if i < 0 { i += window }
+                let t = ringTime[i]
+                if t < time && t >= time - parameters.edgeMargin {
+                    setTime.append(t)
+                    setGravity.append(ringGravity[i])
+                }
+            }
             setTime.append(time)
             setGravity.append(gravity)
-            lastOnIndex = 1
+            lastOnIndex = setTime.count
         }
         return out
     }
@@ -193,14 +249,16 @@ public struct RepCounter: Sendable {
     private mutating func close() -> RepSet? {
         guard inSet else { return nil }
         inSet = false
-        let n = lastOnIndex
+        // Post-roll: up to `edgeMargin` after the last active sample.
+        var n = lastOnIndex
+        while n < setTime.count && setTime[n] <= lastOn + parameters.edgeMargin { n += 1 }
         defer {
             setTime.removeAll(keepingCapacity: true)
             setGravity.removeAll(keepingCapacity: true)
         }
         guard n >= 4, setTime[n - 1] - setTime[0] >= parameters.minimumSet else { return nil }
         guard let (reps, period) = RepCounter.count(time: Array(setTime[0..<n]), gravity: Array(setGravity[0..<n]),
-                                                   sampleRate: sampleRate, parameters: parameters),
+                                                   sampleRate: internalRate, parameters: parameters, plans: &plans),
               reps >= parameters.minimumReps else { return nil }
         return RepSet(start: setTime[0], end: setTime[n - 1], reps: reps, period: period)
     }
@@ -208,6 +266,12 @@ public struct RepCounter: Sendable {
     /// Counts the repetitions in one set's samples; nil when the set is too short to analyse.
     public static func count(time: [Double], gravity: [Vector3], sampleRate: Double,
                              parameters p: Parameters) -> (reps: Int, period: Double)? {
+        var plans: [Int: FFT] = [:]
+        return count(time: time, gravity: gravity, sampleRate: sampleRate, parameters: p, plans: &plans)
+    }
+
+    static func count(time: [Double], gravity: [Vector3], sampleRate: Double,
+                      parameters p: Parameters, plans: inout [Int: FFT]) -> (reps: Int, period: Double)? {
         let n = gravity.count
         guard n >= 8 else { return nil }
         // Principal direction of gravity's variation (power iteration on the covariance).
@@ -248,12 +312,25 @@ public struct RepCounter: Sendable {
         let minLag = max(1, Int((p.periodRange.lowerBound * sampleRate).rounded()))
         let maxLag = min(n - 2, Int((p.periodRange.upperBound * sampleRate).rounded()))
         guard maxLag >= minLag else { return nil }
+        // Autocorrelation through the FFT, zero-padded to at least n + maxLag so circular wrap-around
+        // cannot reach the lags used: O(n log n) per set.
+        var size = 1
+        while size < n + maxLag + 1 { size <<= 1 }
+        var re = [Double](repeating: 0, count: size), im = [Double](repeating: 0, count: size)
+        for i in 0..<n { re[i] = c[i] }
+        var fft = plans[size] ?? FFT(count: size)
+        fft.forward(re: &re, im: &im)
+        for i in 0..<size {
+            re[i] = re[i] * re[i] + im[i] * im[i]
+            im[i] = 0
+        }
+        fft.inverse(re: &re, im: &im)
+        plans[size] = fft
+        let scale = re[0]  // = ac0 times the transform's normalisation
         var ac = [Double](repeating: -.infinity, count: maxLag + 1)
         var bestLag = minLag, best = -Double.infinity
         for lag in minLag..<maxLag {
-            var s = 0.0
-            for i in 0..<(n - lag) { s += c[i] * c[i + lag] }
-            let r = s / ac0 / (1 - Double(lag) / Double(n))
+            let r = re[lag] / scale / (1 - Double(lag) / Double(n))
             ac[lag] = r
             if r > best { best = r; bestLag = lag }
         }
@@ -278,7 +355,8 @@ public struct RepCounter: Sendable {
             let y = x.map { sign * $0 }
             var peaks = Peaks.find(y, minDistance: max(1, Int(p.minimumDistance * period * sampleRate)),
                                    minProminence: p.minimumProminence * range).map(\.index)
-            peaks = trimEdges(peaks, y: y, time: time, parameters: p)
+            let low = sign > 0 ? Statistics.percentile(sorted: sorted, 5) : -Statistics.percentile(sorted: sorted, 95)
+            peaks = trimEdges(peaks, y: y, low: low, time: time, parameters: p)
             var cv = Double.infinity
             if peaks.count >= 2 {
                 var d: [Double] = []
@@ -291,9 +369,9 @@ public struct RepCounter: Sendable {
         return (choice?.count ?? 0, period)
     }
 
-    static func trimEdges(_ input: [Int], y: [Double], time: [Double], parameters p: Parameters) -> [Int] {
+    /// `low` is the 5th percentile of `y`.
+    static func trimEdges(_ input: [Int], y: [Double], low: Double, time: [Double], parameters p: Parameters) -> [Int] {
         guard input.count >= 3 else { return input }
-        let low = Statistics.percentile(y, 5)
         let medianHeight = Statistics.median(input.map { y[$0] })
         var peaks = input.filter { y[$0] - low >= p.edgeHeight * (medianHeight - low) }
         while peaks.count >= 3 {

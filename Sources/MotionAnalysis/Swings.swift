@@ -80,10 +80,14 @@ public struct SwingWatchDetector: Sendable {
     private var recentSum = 0.0   // sum of the newest n/2 samples
     private var recentDetection = false
     private var sinceExactSum = 0
+    private let interval: Double       // 1 / sampleRate, s
+    private let inverseHalf: Double    // 1 / (n/2)
 
     public init(parameters: Parameters = Parameters(), wrist: Wrist = .right) {
         self.parameters = parameters
         self.wrist = wrist
+        interval = 1 / parameters.sampleRate
+        inverseHalf = 1 / Double(parameters.bufferCount / 2)
         ring = [Double](repeating: 0, count: parameters.bufferCount)
         count = parameters.bufferCount
     }
@@ -129,12 +133,13 @@ public struct SwingWatchDetector: Sendable {
         guard count == n else { return nil }
 
         var event: SwingEvent?
-        let dt = 1 / parameters.sampleRate
+        let dt = interval
         var accumulated = sum * dt
         if abs(abs(accumulated) - parameters.angleThreshold) < 1e-9 {
             accumulated = exactSum() * dt  // settle ties exactly as the transcription does
         }
-        if accumulated < -parameters.angleThreshold || accumulated > parameters.angleThreshold {
+        // While a swing is recent no swing can count, so the peak (a scan) is not needed then.
+        if !recentDetection && (accumulated < -parameters.angleThreshold || accumulated > parameters.angleThreshold) {
             let peak = accumulated > 0 ? ringMax() : ringMin()
             if accumulated < -parameters.angleThreshold && peak < -parameters.rateThreshold {
                 // Counter-clockwise swing.
@@ -144,7 +149,7 @@ public struct SwingWatchDetector: Sendable {
             }
         }
         if recentDetection {
-            var mean = recentSum / Double(half)
+            var mean = recentSum * inverseHalf
             if abs(abs(mean) - parameters.settleThreshold) < 1e-9 { mean = exactRecentMean() }
             if abs(mean) < parameters.settleThreshold {
                 recentDetection = false
@@ -165,6 +170,7 @@ public struct SwingWatchDetector: Sendable {
     }
 
     /// Runs over a recording; the same code as `process`.
+    @inlinable
     public mutating func process<C: Collection>(_ samples: C) -> [SwingEvent] where C.Element == DeviceMotion {
         var out: [SwingEvent] = []
         for m in samples { if let e = process(m) { out.append(e) } }
@@ -309,6 +315,9 @@ public enum SwingMode: String, Sendable, CaseIterable, Codable {
 
 /// Runs a swing detector over a recording, restarting it after gaps.
 public enum SwingAnalysis {
+    /// Below this rate (Hz) a swing, which lasts about 0.3 s, is not resolved.
+    public static let minimumSampleRate = 25.0
+
     /// Detects swings in `motion` (time-ordered).
     /// - Parameters:
     ///   - sampleRate: the recording's rate in Hz; SwingWatch's 1-s buffer is sized for it.
@@ -319,7 +328,9 @@ public enum SwingAnalysis {
                            maximumInterval: Double = 0.5) -> [SwingEvent] {
         switch mode {
         case .strokes:
-            var d = StrokeDetector(parameters: strokes, wrist: wrist)
+            var p = strokes
+            p.maximumSampleRate = max(p.maximumSampleRate, sampleRate)  // the ring holds the whole window
+            var d = StrokeDetector(parameters: p, wrist: wrist)
             return d.process(motion)
         case .swingwatch:
             var p = swingWatch

@@ -24,6 +24,9 @@ public struct MonitorError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A sentence for a person: what failed and, where possible, what to do.
     public var message: String
 
+    /// - Parameters:
+    ///   - code: what went wrong.
+    ///   - message: a sentence for a person.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
@@ -74,20 +77,26 @@ public struct RecordingSource: FrameSource {
     private let current = Protected<PullRun<IndexingIterator<[PulseInput]>>?>(nil)
 
     /// A recording of any inputs.
-    /// - Parameter nominalRate: the recording's sample rate, Hz; nil estimates it from the timestamps.
+    /// - Parameters:
+    ///   - inputs: the inputs in time order (times in seconds).
+    ///   - nominalRate: the recording's sample rate, Hz; nil estimates it from the timestamps.
     public init(inputs: [PulseInput], nominalRate: Double? = nil) {
         self.inputs = inputs
         self.nominalRate = nominalRate ?? RecordingSource.estimatedRate(inputs.map(\.time))
     }
 
-    /// A recording of fingertip colour means (one ``ColorSample`` per frame).
-    /// - Parameter nominalRate: the frame rate, Hz; nil estimates it from the timestamps.
+    /// A recording of fingertip colour means.
+    /// - Parameters:
+    ///   - colors: one ``ColorSample`` per frame, in time order.
+    ///   - nominalRate: the frame rate, Hz; nil estimates it from the timestamps.
     public init(colors: [ColorSample], nominalRate: Double? = nil) {
         self.init(inputs: colors.map { .color($0) }, nominalRate: nominalRate)
     }
 
-    /// A recording of a raw PPG signal: `(time in seconds, value)` pairs, larger values = more blood.
-    /// - Parameter nominalRate: the sample rate, Hz; nil estimates it from the timestamps.
+    /// A recording of a raw PPG signal.
+    /// - Parameters:
+    ///   - ppg: `(time in seconds, value)` pairs in time order; larger values = more blood.
+    ///   - nominalRate: the sample rate, Hz; nil estimates it from the timestamps.
     public init(ppg: [(time: Double, value: Double)], nominalRate: Double? = nil) {
         self.init(inputs: ppg.map { .ppg(time: $0.time, value: $0.value) }, nominalRate: nominalRate)
     }
@@ -126,6 +135,9 @@ public struct SimulatedFingerSource: FrameSource {
     public let duration: Double?
     private let current = Protected<PullRun<SimulatedFinger>?>(nil)
 
+    /// - Parameters:
+    ///   - settings: the simulated finger (its seed makes every start produce the same frames).
+    ///   - duration: seconds of input; nil runs until `stop()` or until the consuming task is cancelled.
     public init(settings: SimulatedFinger.Settings = .init(), duration: Double? = nil) {
         self.settings = settings
         self.duration = duration

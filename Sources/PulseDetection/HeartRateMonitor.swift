@@ -19,8 +19,8 @@ import SignalProcessing
 /// ```
 ///
 /// Errors at start are thrown as ``MonitorError`` with a code; a source that fails while running ends
-/// the session: the event sequences finish and `onStop` / the delegate receive the error, which
-/// `failure` keeps.
+/// the session: `onStop` / the delegate receive the error, `failure` keeps it, and then the event
+/// sequences finish (when a session ends by itself, the stop handlers run before the sequences end).
 ///
 /// Delivery applies back-pressure: a consumer that falls `bufferCapacity` events behind pauses the
 /// pipeline (a recording waits; a camera drops frames by its own policy), so no event is lost or
@@ -95,10 +95,9 @@ public actor HeartRateMonitor {
     /// `bufferCapacity`); one subscribed while the monitor is idle receives the next session's events.
     /// The sequence finishes when its session ends (after the consumer has read every event), and
     /// when the consuming task is cancelled. To see every event of a fast source such as a recording,
-    /// take the sequence before calling `start`:
+    /// use the sequence `start` returns (or take this one before calling `start`):
     /// ```swift
-    /// let events = monitor.events
-    /// try await monitor.start(RecordingSource(colors: samples))
+    /// let events = try await monitor.start(RecordingSource(colors: samples))
     /// for await event in events { ... }
     /// ```
     public nonisolated var events: Events { Events(subscription: hub.subscribe()) }
@@ -129,11 +128,14 @@ public actor HeartRateMonitor {
 
     /// Starts `source` and the pipeline over its inputs.
     ///
+    /// - Returns: the session's events from its very first one (a consumer subscribed before the
+    ///   pipeline starts); iterate it, or ignore it and use `events`, the handlers or the delegate.
     /// - Throws: ``MonitorError``: `alreadyRunning` if a session is running or starting; the source's
     ///   own ``MonitorError`` (`noCamera`, `noTorch`, `permissionDenied`, `configurationFailed`, ...);
     ///   `sourceFailed` with the source's message for any other error it throws, or when its nominal
     ///   rate is outside 5 Hz...10 kHz.
-    public func start(_ source: any FrameSource) async throws(MonitorError) {
+    @discardableResult
+    public func start(_ source: any FrameSource) async throws(MonitorError) -> Events {
         guard case .idle = state else {
             throw MonitorError(.alreadyRunning, "the monitor is already running; call stop() before starting it again")
         }
@@ -154,7 +156,7 @@ public actor HeartRateMonitor {
         if stopWhileStarting {
             state = .idle
             await source.stop()
-            return
+            return Events(subscription: hub.subscribe())  // waits for the next session
         }
         let rate = source.nominalRate
         guard rate.isFinite, rate >= 5, rate <= 10_000 else {
@@ -163,9 +165,11 @@ public actor HeartRateMonitor {
             throw MonitorError(.sourceFailed, "the frame source's nominal rate \(rate) Hz is outside 5 Hz...10 kHz")
         }
         failure = nil
+        let events = Events(subscription: hub.subscribe())  // bound by `begin`: sees every event
         hub.begin(session: session)
         let task = Task { await self.run(session: session, inputs: inputs, rate: rate) }
         state = .running(session: session, source: source, task: task)
+        return events
     }
 
     /// Stops the running session: the source stops, event sequences finish once read, no further
@@ -202,7 +206,7 @@ public actor HeartRateMonitor {
                 analyzer.process(input) { pending.append($0) }
                 for event in pending {
                     guard isCurrent(session) else { break loop }
-                    if await deliver(event) {
+                    if await deliver(event, session: session) {
                         stopped = true
                         break loop
                     }
@@ -213,7 +217,7 @@ public actor HeartRateMonitor {
                 pending.removeAll(keepingCapacity: true)
                 analyzer.finish { pending.append($0) }
                 for event in pending where isCurrent(session) {
-                    if await deliver(event) { break }
+                    if await deliver(event, session: session) { break }
                 }
             }
         } catch {
@@ -221,17 +225,19 @@ public actor HeartRateMonitor {
         }
         if case .running(let s, let source, _) = state, s == session {
             state = .idle
-            hub.finish(session: session)
             await source.stop()
         }
         if let failed { failure = failed }
         await handlers.onStop?(failed)
         await delegate?.heartRateMonitor(self, didStopWith: failed)
+        // Last, so that a consumer whose sequence ends finds `failure` set and the stop handlers done
+        // (a no-op when `stop()` has already finished the session).
+        hub.finish(session: session)
     }
 
     /// Delivers one event to the consumers, the handlers and the delegate; returns true to stop.
-    private func deliver(_ event: PulseEvent) async -> Bool {
-        await hub.send(event)
+    private func deliver(_ event: PulseEvent, session: Int) async -> Bool {
+        await hub.send(event, session: session)
         let delegate = self.delegate
         switch event {
         case .waveform(let w):
@@ -393,7 +399,16 @@ final class EventHub: @unchecked Sendable {
     }
 
     func begin(session s: Int) {
+        var waiters: [CheckedContinuation<PulseEvent?, Never>] = []
         locked {
+            // Consumers of an earlier session that has not been finished yet end with it.
+            for id in subscribers.keys where subscribers[id]!.session.map({ $0 != s }) ?? false && !subscribers[id]!.ended {
+                subscribers[id]!.ended = true
+                if let w = subscribers[id]!.waiter {
+                    subscribers[id]!.waiter = nil
+                    waiters.append(w)
+                }
+            }
             session = s
             open = true
             backlog.removeAll()
@@ -401,6 +416,7 @@ final class EventHub: @unchecked Sendable {
                 subscribers[id]!.session = s
             }
         }
+        for w in waiters { w.resume(returning: nil) }
     }
 
     func finish(session s: Int) {
@@ -424,11 +440,12 @@ final class EventHub: @unchecked Sendable {
         producer?.resume()
     }
 
-    /// Delivers `event` to the open session's subscribers; waits while one of them is full.
-    func send(_ event: PulseEvent) async {
+    /// Delivers `event` of session `s` to its subscribers (nothing once another session has begun or
+    /// it has finished); waits while one of them is full.
+    func send(_ event: PulseEvent, session s: Int) async {
         var resumes: [(CheckedContinuation<PulseEvent?, Never>, PulseEvent)] = []
         let mustWait: Bool = locked {
-            guard open else { return false }
+            guard open, session == s else { return false }
             var any = false
             var full = false
             for id in subscribers.keys where subscribers[id]!.session == session && !subscribers[id]!.ended {
@@ -448,7 +465,7 @@ final class EventHub: @unchecked Sendable {
         guard mustWait else { return }
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             let proceed: Bool = locked {
-                if !open || !anyFull() { return true }
+                if !open || session != s || !anyFull() { return true }
                 producer = c
                 return false
             }

@@ -1,3 +1,4 @@
+import Foundation
 import SignalProcessing
 
 /// The live fingertip (or PPG) pipeline: inputs in, events out.
@@ -34,6 +35,10 @@ public struct PulseAnalyzer: Sendable {
         /// balance of answering and being right (`vitals eval fingertip --min-confidence`); see the
         /// README for the same value on odd- and even-numbered subjects separately.
         public var minimumConfidence: Double = 0.1
+        /// Identical consecutive samples for this long (seconds) mark a clipped or flat sensor; no beat
+        /// is taken within `clippingHoldoff` seconds after such a run (the filters ring after it).
+        public var clippingRun: Double = 0.06
+        public var clippingHoldoff: Double = 0.5
         /// Whether `.waveform` events are emitted (a batch analysis that draws nothing turns them off).
         public var emitsWaveform = true
         /// Longest silence bridged by interpolation, seconds.
@@ -69,6 +74,10 @@ public struct PulseAnalyzer: Sendable {
     /// Upstrokes seen before the first rate estimate, per channel (bounded).
     private var earlyCandidates: [RingBuffer<(time: Double, strength: Double)>] = []
     private var hasPeriod = false
+    private var lastValues = SIMD4<Double>(repeating: .nan)
+    private var flatRuns = SIMD4<Int>(repeating: 0)
+    private var blockedUntil = SIMD4<Double>(repeating: -.infinity)
+    private let flatSamples: Int
     private var windows: [RingBuffer<Double>] = []
     private var windowScratch: [[Double]] = []
     private var tracker: RateTracker
@@ -95,6 +104,7 @@ public struct PulseAnalyzer: Sendable {
         tracker = RateTracker(rate: trackerRate, hop: settings.hopSeconds, settings: settings.tracker)
         hopSamples = max(1, Int((settings.hopSeconds * sampleRate).rounded()))
         minimumSamples = Int((settings.minimumWindowSeconds * sampleRate).rounded())
+        flatSamples = max(3, Int((settings.clippingRun * sampleRate).rounded()))
     }
 
     private mutating func configure(color: Bool) {
@@ -135,6 +145,9 @@ public struct PulseAnalyzer: Sendable {
         }
         tracker.reset()
         hasPeriod = false
+        lastValues = SIMD4(repeating: .nan)
+        flatRuns = SIMD4(repeating: 0)
+        blockedUntil = SIMD4(repeating: -.infinity)
         for i in 0..<n { earlyCandidates[i].removeAll() }
         gridCount = 0
         latestBPM = nil
@@ -206,14 +219,32 @@ public struct PulseAnalyzer: Sendable {
         let n = channelNames.count
         gridCount += 1
         let decimate = gridCount % decimation == 0
+        if gridCount == 1 {
+            // Start every filter as if the first value had always been there: no step transient
+            // from the signal's level (a red channel near 250) masquerading as a slow pulse.
+            for ch in 0..<n {
+                beatFilters[ch].setSteadyState(input: values[ch])
+                trackerFilters[ch].setSteadyState(input: values[ch])
+            }
+        }
         for ch in 0..<n {
-            let y = orientation[ch] * beatFilters[ch].process(values[ch])
-            let z = trackerFilters[ch].process(values[ch])
+            let x = values[ch]
+            let y = orientation[ch] * beatFilters[ch].process(x)
+            let z = trackerFilters[ch].process(x)
             if decimate { windows[ch].append(z) }
             if let beat = detectors[ch].process(time: time, value: y), ch == selected, latestBPM != nil {
                 emit(.beat(beat))
             }
-            if let c = detectors[ch].candidate {
+            // A run of identical samples is a clipped or disconnected sensor, not a pulse: upstrokes
+            // next to one are not beats.
+            if values[ch] == lastValues[ch] {
+                flatRuns[ch] += 1
+                if flatRuns[ch] >= flatSamples { blockedUntil[ch] = time + settings.clippingHoldoff }
+            } else {
+                flatRuns[ch] = 0
+            }
+            lastValues[ch] = values[ch]
+            if let c = detectors[ch].candidate, c.time >= blockedUntil[ch] {
                 if hasPeriod {
                     let isSelected = ch == selected
                     trackers[ch].add(time: c.time, strength: c.strength, period: detectors[ch].expectedPeriod, now: time) { beat in

@@ -146,9 +146,12 @@ public struct RateTracker: Sendable {
             let k = peakBin(spectrum)
             let f = refinedFrequency(spectrum, k)
             peaks.append(f * 60)
+            // A channel is as good as its spectrum is concentrated and its window repeats at its own
+            // peak's period (a drift can be concentrated at a low frequency, but does not repeat).
             let conc = concentration(spectrum, atHz: f)
-            if conc > bestConcentration {
-                bestConcentration = conc
+            let score = conc * max(0.05, autocorrelation(clipped, lagSeconds: 1 / f))
+            if score > bestConcentration {
+                bestConcentration = score
                 bestChannel = c
                 bestSpread = lastSpread
                 swap(&best, &spectrum)

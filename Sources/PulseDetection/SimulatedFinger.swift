@@ -5,8 +5,10 @@ import Foundation
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
+    /// A generator whose sequence is fixed by `seed`.
     public init(seed: UInt64) { state = seed }
 
+    /// The next 64 random bits.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
@@ -45,7 +47,8 @@ public struct SimulatedBeat: Sendable, Equatable {
 /// - **Rhythm.** Intervals are the nominal period plus respiratory sinus arrhythmia (a sinusoid at the
 ///   breathing rate) plus independent Gaussian variability.
 /// - **Colour.** More blood, less light: red falls by ~1.2 % of its level at the systolic peak, green
-///   by ~6 %, blue by ~3 % (green is absorbed most), so the hue is modulated too. Red sits near
+///   by ~12 % (about 5 units: MTHS recordings swing 5-11 units), blue by ~5 % (green is absorbed
+///   most), so the hue is modulated too. Red sits near
 ///   saturation: the frame mean of pixels spread around ~258 with clipping at 255 (about 252, with the
 ///   compressed pulse seen in real iPhone recordings); green and blue are low.
 /// - **Impairments.** Sensor noise, baseline drift (two slow sinusoids), motion spikes (raised-cosine
@@ -82,8 +85,9 @@ public struct SimulatedFinger: Sendable {
         /// Fraction of frames dropped (never delivered), 0...1.
         public var dropRate: Double = 0.02
         /// Standard deviation of sensor noise on each channel's frame mean, 0...255 units (raw PPG:
-        /// one tenth of this in systolic amplitudes).
-        public var noise: Double = 0.15
+        /// one tenth of this in systolic amplitudes). Real iPhone fingertip means (MTHS) show about
+        /// 0.003-0.11 units of frame-to-frame noise on green and blue (from second differences).
+        public var noise: Double = 0.05
         /// Scale of the baseline drift (0 = none, 1 = a few units on each channel, larger than the pulse).
         public var drift: Double = 1
         /// Mean number of motion spikes per minute (Poisson).
@@ -123,6 +127,7 @@ public struct SimulatedFinger: Sendable {
     private let driftPhases: (Double, Double)
     private let shape: PulseShape
 
+    /// A finger whose frames are fixed by `settings` (including its seed); time starts at 0.
     public init(settings: Settings = Settings()) {
         self.settings = settings
         rng = SplitMix64(seed: settings.seed ^ 0x5EED_F1A6_0000_0001)
@@ -229,8 +234,8 @@ public struct SimulatedFinger: Sendable {
             // Constants: levels and pulsatile fractions of a torch-lit fingertip (see the type's notes).
             let redMean = 258 * (1 - 0.012 * p) + 2 * slow
             let red = min(255, clippedMean(redMean, spread: 8, limit: 255) + settings.noise * noise.0)
-            let green = max(0, 40 * (1 - 0.06 * p) + 3 * slow + settings.noise * noise.1)
-            let blue = max(0, 20 * (1 - 0.03 * p) + 1 * slow + settings.noise * noise.2)
+            let green = max(0, 40 * (1 - 0.12 * p) + 3 * slow + settings.noise * noise.1)
+            let blue = max(0, 20 * (1 - 0.05 * p) + 1 * slow + settings.noise * noise.2)
             return .color(ColorSample(time: t, red: red, green: green, blue: blue))
         }
     }

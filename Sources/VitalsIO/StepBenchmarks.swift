@@ -30,7 +30,9 @@ public enum StepBenchmarks {
                 best = min(best, ns / Double(times.count))
             }
             precondition(steps > 0, "benchmark walk produced no steps")
-            results.append(BenchmarkResult(name: name, nsPerOp: best))
+            var result = BenchmarkResult(name: name, nsPerOp: best)
+            result.samplesPerSecond = 1e9 / best
+            results.append(result)
         }
         return results
     }

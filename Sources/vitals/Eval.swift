@@ -7,6 +7,7 @@ struct Eval: ParsableCommand {
         abstract: "Score a pipeline against ground truth on a folder of recordings.",
         subcommands: [
             EvalFingertip.self,
+            EvalSimulated.self,
             EvalBeats.self,
             EvalAttitude.self,
             EvalSwings.self,

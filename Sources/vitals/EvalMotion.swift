@@ -111,7 +111,7 @@ struct EvalSwings: ParsableCommand {
                     print(line(r.file + " strokes", r.strokes))
                     for (i, s) in r.sessions.enumerated() { print(line("  session \(i + 1)", s)) }
                     print(line("  swingwatch (published)", r.swingwatch))
-                    print("  parity with transcription at 50 Hz: \(r.parity ? "identical" : "DIFFERENT") (\(r.parity_events) swings)")
+                    print("  SwingWatch vs direct transcription at 50 Hz (published + relaxed thresholds): \(r.parity ? "identical" : "DIFFERENT") (\(r.parity_events) swings)")
                 }
                 print(failures.isEmpty ? "all swing gates PASS" : "FAIL:\n  " + failures.joined(separator: "\n  "))
             }

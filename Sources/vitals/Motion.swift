@@ -6,12 +6,27 @@ import VitalsIO
 
 /// `vitals motion FILE`: a human summary of everything the motion detectors find.
 struct Motion: ParsableCommand {
+    struct Document: Encodable {
+        var samples: Int
+        var minutes: Double
+        var rate_hz: Double
+        var gaps: Int
+        var channels: [String]
+        var notes: [String]
+        var sets: [RepSet]
+        var reps_total: Int
+        var swings: [SwingEvent]
+        var holds: [Hold]
+        var impacts: [ImpactEvent]
+    }
+
     static let configuration = CommandConfiguration(
         abstract: "Summarise a motion log: channels, rate, gaps, sets and reps, swings, holds, impacts.")
 
     @Argument(help: "Motion log (CSV with a header; Core Motion, Exermote, InfluxDB or --columns).")
     var file: String
     @Option(help: "Wrist the device is on: left or right (for swings).") var wrist: Wrist = .right
+    @Flag(help: "Print one JSON document instead of the summary.") var json = false
     @OptionGroup var input: MotionLogArguments
 
     func run() throws {
@@ -26,29 +41,35 @@ struct Motion: ParsableCommand {
             if log.attitude != nil { channels.append("attitude") }
             if log.magneticField != nil { channels.append("magnetic field") }
             if log.relativeAltitude != nil { channels.append("altitude") }
+            var counter = RepCounter(sampleRate: log.sampleRate)
+            let sets = counter.process(motion)
+            let swings = SwingAnalysis.run(motion, mode: .strokes, wrist: wrist, sampleRate: log.sampleRate)
+            var stability = PoseStability()
+            let holds = stability.process(motion)
+            var impactDetector = ImpactDetector()
+            let impacts = impactDetector.process(motion)
+            if json {
+                try printJSON(Document(samples: log.count, minutes: MotionEvaluation.minutes(log.time), rate_hz: log.sampleRate,
+                                       gaps: log.gaps.count, channels: channels, notes: log.notes, sets: sets,
+                                       reps_total: sets.reduce(0) { $0 + $1.reps }, swings: swings, holds: holds, impacts: impacts))
+                return
+            }
             print((file as NSString).lastPathComponent)
             print(String(format: "  %d samples, %.1f min of data, %.1f Hz, %d gaps", log.count, MotionEvaluation.minutes(log.time),
                          log.sampleRate, log.gaps.count))
             print("  channels: " + channels.joined(separator: ", ") + (log.hasDeviceMotion ? "" : " (gravity from the attitude filter)"))
 
-            var counter = RepCounter(sampleRate: log.sampleRate)
-            let sets = counter.process(motion)
             print("  reps: \(sets.reduce(0) { $0 + $1.reps }) in \(sets.count) sets"
                   + (sets.isEmpty ? "" : ": " + sets.map { String(format: "%d (%.0f-%.0f s)", $0.reps, $0.start, $0.end) }.joined(separator: ", ")))
 
-            let swings = SwingAnalysis.run(motion, mode: .strokes, wrist: wrist, sampleRate: log.sampleRate)
             let f = swings.filter { $0.kind == .forehand }.count, b = swings.filter { $0.kind == .backhand }.count
             print("  swings (\(wrist.rawValue) wrist): \(swings.count): \(f) forehands, \(b) backhands, \(swings.count - f - b) serves"
                   + (swings.isEmpty ? "" : String(format: "; peak rate median %.1f rad/s", Statistics.median(swings.map(\.peakRate)))))
 
-            var stability = PoseStability()
-            let holds = stability.process(motion)
             let falls = holds.filter(\.endedInFall).count
             print(String(format: "  holds: %d (%.0f s in total), %d ended in a fall", holds.count, holds.reduce(0) { $0 + $1.duration }, falls)
                   + (holds.isEmpty ? "" : String(format: "; median sway %.1f°", Statistics.median(holds.map(\.swayDegrees)))))
 
-            var impactDetector = ImpactDetector()
-            let impacts = impactDetector.process(motion)
             print("  impacts (user acceleration >= \(ImpactDetector.Parameters().threshold) g): \(impacts.count)"
                   + (impacts.isEmpty ? "" : String(format: ", largest %.2f g", impacts.map(\.peak).max()!)))
         }

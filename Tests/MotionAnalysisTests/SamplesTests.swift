@@ -83,3 +83,13 @@ struct SplitMix64: RandomNumberGenerator {
         #expect((m.totalAcceleration - Vector3(x: 0.1, y: 0, z: -0.8)).magnitude < 1e-12)
     }
 }
+
+@Suite struct RotationVectorTests {
+    @Test func seriesAndTrigonometryAgreeWithAxisAngle() {
+        for angle in [1e-9, 1e-4, 0.01, 0.0499, 0.0501, 0.1, 1, 3] {
+            let axis = Vector3(x: 0.3, y: -0.5, z: 0.8).normalized
+            let a = Quaternion(rotationVector: axis * angle), b = Quaternion(axis: axis, angle: angle)
+            #expect(abs(a.w - b.w) < 1e-11 && abs(a.x - b.x) < 1e-11 && abs(a.y - b.y) < 1e-11 && abs(a.z - b.z) < 1e-11)
+        }
+    }
+}

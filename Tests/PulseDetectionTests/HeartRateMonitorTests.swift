@@ -133,6 +133,25 @@ private final class RateDelegate: HeartRateMonitorDelegate {
         #expect(await !monitor.isRunning)
     }
 
+    @Test func theSequenceStartReturnsSeesEveryEventOfARecording() async throws {
+        let inputs = Self.recording(seconds: 15)
+        let monitor = HeartRateMonitor()
+        let events = try await monitor.start(RecordingSource(inputs: inputs, nominalRate: 30))
+        expectSameEvents(await Self.collect(events), Self.batchEvents(inputs))
+    }
+
+    @Test func ignoringTheSequenceStartReturnsDoesNotStallThePipeline() async throws {
+        let monitor = HeartRateMonitor(bufferCapacity: 4)
+        let later = monitor.events  // subscribed before start: waits for the session and sees its end
+        let inputs = Self.recording(seconds: 10)
+        try await monitor.start(RecordingSource(inputs: inputs, nominalRate: 30))
+        var count = 0
+        for await _ in later { count += 1 }
+        // The whole recording went through although the returned sequence was dropped unread.
+        #expect(count == Self.batchEvents(inputs).count)
+        #expect(await !monitor.isRunning)
+    }
+
     @Test func aSlowConsumerWithATinyBufferLosesNothing() async throws {
         let inputs = Self.recording(seconds: 12)
         let monitor = HeartRateMonitor(bufferCapacity: 2)

@@ -110,3 +110,27 @@ import MotionAnalysis
         #expect(DateText.seconds("yesterday") == nil)
     }
 }
+
+@Suite struct MotionEvaluationTests {
+    @Test func exermoteTruthCountsRepsBetweenBreaksAndSetsBetweenSetBreaks() throws {
+        var text = "Device: xGravity,Device: yGravity,Device: zGravity,Device: xAcceleration,Device: yAcceleration,Device: zAcceleration,Device: pitch,Device: roll,Device: yaw,Device: xRotationRate,Device: yRotationRate,Device: zRotationRate,exerciseType,exerciseSubType,timeStampSaved,individual\n"
+        let labels = ["setBreak", "setBreak", "Squat", "Squat", "Break", "Squat", "Break", "Squat", "setBreak", "Situp", "Break", "Situp"]
+        for (k, l) in labels.enumerated() {
+            text += "0,-1,0,0,0,0,0,0,0,0,0,0,\(l),x,2017-03-30 18:45:\(String(format: "%02d", 10 + k)):000,1\n"
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("exermote-truth-test.csv").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let log = try MotionLog.read(path: path)
+        let sets = try MotionEvaluation.exermoteTruth(file: path, log: log)
+        #expect(sets.map(\.exercise) == ["Squat", "Situp"])
+        #expect(sets.map(\.reps) == [3, 2])
+        #expect(sets[0].start_s == 2 && sets[0].end_s == 7)
+    }
+
+    @Test func referenceStrokesArePeaksAboveTheRateAtLeastApart() {
+        let time = (0..<1000).map { Double($0) / 100 }
+        let rate = time.map { t in Vector3(x: 0, y: 0, z: [1.0, 2.5, 3.2, 6.0].contains { abs(t - $0) < 0.05 } ? 7 : 1) }
+        // Peaks at 1.0, 2.5 (1.5 s later: counted), 3.2 (0.7 s later: not), 6.0.
+        #expect(MotionEvaluation.referenceStrokes(time: time, rotationRate: rate) == 3)
+    }
+}

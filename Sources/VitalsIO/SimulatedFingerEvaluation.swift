@@ -1,0 +1,172 @@
+import PulseDetection
+import SignalProcessing
+
+/// Issue 2's simulated-finger figures: the pipeline on ``PulseDetection/SimulatedFinger`` recordings at
+/// 40-200 bpm with the simulator's default impairments (±3 ms timestamp jitter, 2 % dropped frames,
+/// baseline drift, 2 motion spikes a minute) at 30 fps, against the simulator's true beats.
+///
+/// Three recordings per rate, each seeded (the same as `Tests/PulseDetectionTests`):
+/// - 60 s, 1 % beat-to-beat variation (seed = bpm): whole-recording rate, half/double-rate reports,
+///   live beat latency (beats between 10 and 55 s);
+/// - 45 s, the finger lifted off from 20 to 25 s (seed = bpm + 100): contact latency, first rate
+///   after each contact;
+/// - 120 s, 4 % variation (seed = bpm): RMSSD between 15 and 115 s against the true intervals, and
+///   confirmed beats that repeat an upstroke (closer than 50 ms) or go back in time.
+///
+/// Latency is measured in stream time: the time of the input whose processing emitted the event,
+/// minus the time of what it reports (the contact change, the true systolic peak).
+public enum SimulatedFingerEvaluation {
+    /// The figures for one heart rate.
+    public struct Case: Sendable {
+        /// The simulator's nominal rate, bpm.
+        public var bpm: Double
+        /// The true mean rate of the 60-s recording, bpm.
+        public var truthBPM: Double
+        /// The whole-recording answer, bpm (nil = declined).
+        public var answeredBPM: Double?
+        /// Reported rates within 5 % of half or 10 % of double the truth.
+        public var halfOrDoubleReports: Int
+        /// Seconds from each contact found to the first rate after it (at the start, after the lift-off).
+        public var firstRateDelays: [Double]
+        /// First rates (as above) more than 5 bpm from the truth.
+        public var firstRatesWrong: Int
+        /// Seconds from each contact change (found, lost, found) to its event; NaN when one is missing.
+        public var contactLatencies: [Double]
+        /// True beats between 10 and 55 s, live beat events matched to them, and events matching none.
+        public var trueBeats: Int
+        public var beatsSeen: Int
+        public var unmatchedBeats: Int
+        /// Live beat event latency after the true systolic peak, seconds (median, largest).
+        public var beatLatencyMedian: Double
+        public var beatLatencyMax: Double
+        /// RMSSD of the true intervals and of the confirmed beats, ms.
+        public var rmssdTrue: Double
+        public var rmssdMeasured: Double
+        /// Consecutive confirmed beats less than 50 ms apart (or going back in time).
+        public var repeatedConfirmedBeats: Int
+
+        /// Answer minus truth, bpm.
+        public var rateError: Double? { answeredBPM.map { $0 - truthBPM } }
+        /// measured / true - 1.
+        public var rmssdError: Double { rmssdMeasured / rmssdTrue - 1 }
+    }
+
+    /// 40, 50, ..., 200 bpm.
+    public static let rates: [Double] = Array(stride(from: 40.0, through: 200.0, by: 10.0))
+
+    /// The simulator settings of the recordings (see the type's notes).
+    public static func settings(bpm: Double, seed: UInt64, variability: Double) -> SimulatedFinger.Settings {
+        var s = SimulatedFinger.Settings()
+        s.bpm = bpm
+        s.frameRate = 30
+        s.seed = seed
+        s.intervalVariability = variability * 60 / bpm
+        return s
+    }
+
+    /// Runs the three recordings at `bpm`.
+    /// - Complexity: about 225 s of simulated input through the live pipeline.
+    public static func evaluate(bpm: Double, analyzer settings: PulseAnalyzer.Settings = .init()) -> Case {
+        var c = Case(bpm: bpm, truthBPM: 0, answeredBPM: nil, halfOrDoubleReports: 0, firstRateDelays: [], firstRatesWrong: 0,
+                     contactLatencies: [], trueBeats: 0, beatsSeen: 0, unmatchedBeats: 0, beatLatencyMedian: .nan,
+                     beatLatencyMax: .nan, rmssdTrue: .nan, rmssdMeasured: .nan, repeatedConfirmedBeats: 0)
+
+        // Recording 1: rate, half/double, live beats.
+        let s1 = Self.settings(bpm: bpm, seed: UInt64(bpm), variability: 0.01)
+        var finger = SimulatedFinger(settings: s1)
+        let (a1, timed1) = run(finger.inputs(duration: 60), settings: settings)
+        c.truthBPM = SimulatedFinger.meanRate(settings: s1, until: 60)
+        c.answeredBPM = a1.heartRate?.bpm
+        c.halfOrDoubleReports = a1.rates.filter {
+            abs($0.bpm / c.truthBPM - 0.5) <= 0.05 || abs($0.bpm / c.truthBPM - 2) <= 0.2
+        }.count
+        let truth1 = SimulatedFinger.beats(settings: s1, until: 60).filter { $0.onset > 10 && $0.onset < 55 }
+        var latencies: [Double] = []
+        for (event, at) in timed1 {
+            guard case .beat(let b) = event, b.time > 10, b.time < 55 else { continue }
+            if let p = truth1.first(where: { b.time > $0.onset - 0.05 && b.time < $0.peak + 0.05 }) {
+                latencies.append(at - p.peak)
+            } else {
+                c.unmatchedBeats += 1
+            }
+        }
+        c.trueBeats = truth1.count
+        c.beatsSeen = latencies.count
+        if !latencies.isEmpty {
+            c.beatLatencyMedian = Statistics.median(latencies)
+            c.beatLatencyMax = latencies.max()!
+        }
+
+        // Recording 2: lift-off, contact latency, first rates.
+        var s2 = Self.settings(bpm: bpm, seed: UInt64(bpm) + 100, variability: 0.01)
+        s2.liftOffs = [20..<25]
+        finger = SimulatedFinger(settings: s2)
+        let inputs2 = finger.inputs(duration: 45)
+        let (_, timed2) = run(inputs2, settings: settings)
+        let truth2 = SimulatedFinger.meanRate(settings: s2, until: 45)
+        let changes: [Double] = [inputs2.first?.time ?? 0, 20, 25]
+        var contactEvents: [Double] = []
+        var contactAt: Double?
+        for (event, at) in timed2 {
+            switch event {
+            case .contactFound(let t):
+                contactEvents.append(at)
+                contactAt = t
+            case .contactLost:
+                contactEvents.append(at)
+                contactAt = nil
+            case .rate(let r):
+                if let since = contactAt {
+                    c.firstRateDelays.append(at - since)
+                    if abs(r.bpm - truth2) > 5 { c.firstRatesWrong += 1 }
+                    contactAt = nil
+                }
+            default: break
+            }
+        }
+        c.contactLatencies = contactEvents.count == changes.count ? zip(contactEvents, changes).map { $0 - $1 }
+            : [Double](repeating: .nan, count: changes.count)
+
+        // Recording 3: RMSSD and confirmed-beat order.
+        let s3 = Self.settings(bpm: bpm, seed: UInt64(bpm), variability: 0.04)
+        finger = SimulatedFinger(settings: s3)
+        let (a3, _) = run(finger.inputs(duration: 120), settings: settings)
+        let truth3 = SimulatedFinger.beats(settings: s3, until: 120).filter { $0.onset > 15 && $0.onset < 115 }
+        c.rmssdTrue = HRV.measures(intervals: zip(truth3, truth3.dropFirst()).map { ($1.onset - $0.onset) * 1000 }).measures.rmssd
+        c.rmssdMeasured = HRV.measures(beatTimes: a3.beats.filter { $0.time > 15 && $0.time < 115 }.map(\.time)).measures.rmssd
+        c.repeatedConfirmedBeats = zip(a3.beats, a3.beats.dropFirst()).filter { $1.time - $0.time < 0.05 }.count
+        return c
+    }
+
+    /// The batch analysis plus every event with the time of the input that emitted it.
+    private static func run(_ inputs: [PulseInput], settings: PulseAnalyzer.Settings)
+        -> (PulseAnalysis, [(PulseEvent, Double)]) {
+        var now = 0.0
+        var timed: [(PulseEvent, Double)] = []
+        let analysis = PulseAnalysis.run(inputs.lazy.map { input -> PulseInput in
+            now = input.time
+            return input
+        }, sampleRate: 30, settings: settings) { timed.append(($0, now)) }
+        return (analysis, timed)
+    }
+
+    /// Issue 2's gates over all cases: (name, holds).
+    public static func gates(_ cases: [Case]) -> [(String, Bool)] {
+        [
+            ("whole-recording rate within 1 bpm at every rate", cases.allSatisfy { ($0.rateError.map(abs) ?? .infinity) <= 1 }),
+            ("no half/double-rate reports", cases.allSatisfy { $0.halfOrDoubleReports == 0 }),
+            ("first rate <= 6 s after contact, and right", cases.allSatisfy {
+                $0.firstRateDelays.count == 2 && $0.firstRateDelays.allSatisfy { $0 <= 6 } && $0.firstRatesWrong == 0
+            }),
+            ("contact lost/found reported <= 0.5 s after it happens", cases.allSatisfy {
+                $0.contactLatencies.allSatisfy { $0 >= 0 && $0 <= 0.5 }
+            }),
+            ("each beat event <= 250 ms after its peak (>= 95 % seen, <= 5 % spurious)", cases.allSatisfy {
+                $0.beatLatencyMax <= 0.25 && Double($0.beatsSeen) >= 0.95 * Double($0.trueBeats)
+                    && Double($0.unmatchedBeats) <= 0.05 * Double($0.trueBeats)
+            }),
+            ("RMSSD within 5 % of the known intervals", cases.allSatisfy { abs($0.rmssdError) <= 0.05 }),
+            ("confirmed beats never repeat an upstroke", cases.allSatisfy { $0.repeatedConfirmedBeats == 0 }),
+        ]
+    }
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import PulseDetection
+import VitalsIO
+
+/// `vitals eval simulated`: issue 2's simulated-finger figures (no data needed).
+struct EvalSimulated: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulated",
+        abstract: "Score the fingertip pipeline on the seeded simulated finger, 40-200 bpm (issue 2 gates)."
+    )
+
+    @Option(help: "Comma-separated heart rates to simulate, bpm (default 40,50,...,200).")
+    var rates: String?
+
+    @Flag(help: "Print one JSON document on stdout.")
+    var json = false
+
+    @Flag(help: "Exit non-zero when a gate of issue 2 is not met.")
+    var check = false
+
+    func run() throws {
+        var list = SimulatedFingerEvaluation.rates
+        if let rates {
+            list = try rates.split(separator: ",").map {
+                guard let v = Double($0.trimmingCharacters(in: .whitespaces)), v >= 30, v <= 240 else {
+                    throw CLIError("--rates: '\($0)' is not a heart rate in 30...240 bpm")
+                }
+                return v
+            }
+        }
+        var cases: [SimulatedFingerEvaluation.Case] = []
+        for bpm in list {
+            FileHandle.standardError.write(Data("simulating \(Int(bpm)) bpm\n".utf8))
+            cases.append(SimulatedFingerEvaluation.evaluate(bpm: bpm))
+        }
+        let gates = SimulatedFingerEvaluation.gates(cases)
+        if json {
+            let doc = JSON.object([
+                ("rates", .array(cases.map(caseJSON))),
+                ("overall", overallJSON(cases)),
+                ("gates", .object(gates.map { ($0.0, .bool($0.1)) })),
+            ])
+            print(doc.serialized())
+        } else {
+            print(" bpm  rate err  h/d  first rate (s)   contact (s)       beats seen/true  spurious  latency p50/max (ms)  RMSSD true/meas (ms)  err     repeats")
+            for c in cases {
+                print(String(format: "%4.0f  %8@  %3d  %-15@  %-16@  %7d/%-7d  %8d  %8.0f / %-8.0f  %8.1f / %-8.1f  %+6.1f %%  %d",
+                             c.bpm, c.rateError.map { String(format: "%+.2f", $0) } ?? "declined", c.halfOrDoubleReports,
+                             c.firstRateDelays.map { String(format: "%.1f", $0) }.joined(separator: ", ") + (c.firstRatesWrong > 0 ? " (\(c.firstRatesWrong) wrong)" : ""),
+                             c.contactLatencies.map { String(format: "%.2f", $0) }.joined(separator: ", "),
+                             c.beatsSeen, c.trueBeats, c.unmatchedBeats, c.beatLatencyMedian * 1000, c.beatLatencyMax * 1000,
+                             c.rmssdTrue, c.rmssdMeasured, 100 * c.rmssdError, c.repeatedConfirmedBeats))
+            }
+            for (name, ok) in gates { print("  [\(ok ? "pass" : "FAIL")] \(name)") }
+        }
+        if check, gates.contains(where: { !$0.1 }) {
+            throw ExitCode(1)
+        }
+    }
+
+    private func caseJSON(_ c: SimulatedFingerEvaluation.Case) -> JSON {
+        var fields: [(String, JSON)] = []
+        fields.append(("bpm", .number(c.bpm)))
+        fields.append(("truth_bpm", .num(c.truthBPM, digits: 3)))
+        fields.append(("answered_bpm", .num(c.answeredBPM, digits: 3)))
+        fields.append(("rate_error_bpm", .num(c.rateError, digits: 3)))
+        fields.append(("half_double_reports", .number(Double(c.halfOrDoubleReports))))
+        fields.append(("first_rate_delays_s", .array(c.firstRateDelays.map { JSON.num($0, digits: 3) })))
+        fields.append(("first_rates_wrong", .number(Double(c.firstRatesWrong))))
+        fields.append(("contact_latencies_s", .array(c.contactLatencies.map { JSON.num($0, digits: 3) })))
+        fields.append(("true_beats", .number(Double(c.trueBeats))))
+        fields.append(("beats_seen", .number(Double(c.beatsSeen))))
+        fields.append(("beats_unmatched", .number(Double(c.unmatchedBeats))))
+        fields.append(("beat_latency_median_ms", .num(c.beatLatencyMedian * 1000, digits: 1)))
+        fields.append(("beat_latency_max_ms", .num(c.beatLatencyMax * 1000, digits: 1)))
+        fields.append(("rmssd_true_ms", .num(c.rmssdTrue, digits: 2)))
+        fields.append(("rmssd_ms", .num(c.rmssdMeasured, digits: 2)))
+        fields.append(("rmssd_error_fraction", .num(c.rmssdError, digits: 4)))
+        fields.append(("repeated_confirmed_beats", .number(Double(c.repeatedConfirmedBeats))))
+        return .object(fields)
+    }
+
+    private func overallJSON(_ cases: [SimulatedFingerEvaluation.Case]) -> JSON {
+        let rateErrors: [Double] = cases.compactMap { $0.rateError.map(abs) }
+        let rmssdErrors: [Double] = cases.map { abs($0.rmssdError) }
+        let beatMax: [Double] = cases.map { $0.beatLatencyMax * 1000 }
+        var fields: [(String, JSON)] = []
+        fields.append(("max_abs_rate_error_bpm", .num(rateErrors.max(), digits: 3)))
+        fields.append(("declined", .number(Double(cases.filter { $0.answeredBPM == nil }.count))))
+        fields.append(("half_double_reports", .number(Double(cases.map(\.halfOrDoubleReports).reduce(0, +)))))
+        fields.append(("max_first_rate_delay_s", .num(cases.flatMap(\.firstRateDelays).max(), digits: 3)))
+        fields.append(("first_rates_wrong", .number(Double(cases.map(\.firstRatesWrong).reduce(0, +)))))
+        fields.append(("max_contact_latency_s", .num(cases.flatMap(\.contactLatencies).max(), digits: 3)))
+        fields.append(("max_beat_latency_ms", .num(beatMax.max(), digits: 1)))
+        fields.append(("max_abs_rmssd_error_fraction", .num(rmssdErrors.max(), digits: 4)))
+        fields.append(("rates_rmssd_within_5_percent", .number(Double(rmssdErrors.filter { $0 <= 0.05 }.count))))
+        fields.append(("repeated_confirmed_beats", .number(Double(cases.map(\.repeatedConfirmedBeats).reduce(0, +)))))
+        return .object(fields)
+    }
+}

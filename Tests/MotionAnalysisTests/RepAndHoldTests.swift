@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+@testable import MotionAnalysis
+
+@Suite struct RepCounterTests {
+    static let plan: [(reps: Int, period: Double)] = [(8, 3), (5, 4.5), (10, 2.5), (6, 6)]
+    static let trace = Generate.reps(sets: plan, rest: 20, rate: 10)
+
+    @Test func findsEverySetAndCountsItsRepsExactly() {
+        var c = RepCounter(sampleRate: 10)
+        let sets = c.process(Self.trace)
+        #expect(sets.map(\.reps) == Self.plan.map(\.reps))
+        for (s, p) in zip(sets, Self.plan) { #expect(abs(s.period - p.period) < 0.3) }
+    }
+
+    @Test func fiftyHertzInputCountsTheSameAfterBlockAveraging() {
+        var c = RepCounter(sampleRate: 50)
+        let sets = c.process(Generate.reps(sets: Self.plan, rest: 20, rate: 50))
+        #expect(sets.map(\.reps) == Self.plan.map(\.reps))
+    }
+
+    @Test func standingStillIsNoSet() {
+        var c = RepCounter(sampleRate: 10)
+        #expect(c.process(Generate.reps(sets: [], rest: 120, rate: 10)).isEmpty)
+    }
+
+    @Test(arguments: [1, 7, 100, Int.max])
+    func streamingInChunksEqualsBatch(chunk: Int) {
+        var batch = RepCounter(sampleRate: 10)
+        let all = batch.process(Self.trace)
+        var streaming = RepCounter(sampleRate: 10)
+        var got: [RepSet] = []
+        var i = 0
+        while i < Self.trace.count {
+            let j = min(Self.trace.count, i + min(chunk, Self.trace.count))
+            for m in Self.trace[i..<j] { if let s = streaming.process(m) { got.append(s) } }
+            i = j
+        }
+        if let s = streaming.finish() { got.append(s) }
+        #expect(got == all)
+    }
+}
+
+@Suite struct PoseStabilityTests {
+    static func trace(fall: Bool) -> [DeviceMotion] {
+        var rng = SplitMix64(seed: 9)
+        var out: [DeviceMotion] = []
+        for k in 0..<800 {
+            let t = Double(k) / 50
+            var g = Vector3(x: 0.02 * sin(3 * t) + Double.random(in: -0.005...0.005, using: &rng), y: 0, z: -1)
+            if t >= 6 {  // after 6 s of holding: tip over (fast) or shift a little (slow)
+                let angle = fall ? min(1.5, (t - 6) * 5) : min(0.4, (t - 6) * 0.2)
+                g = Vector3(x: sin(angle), y: 0, z: -cos(angle))
+            }
+            out.append(DeviceMotion(time: t, attitude: .identity, gravity: g, rotationRate: .zero, userAcceleration: .zero))
+        }
+        return out
+    }
+
+    @Test func aHoldThatTipsOverEndsInAFall() {
+        var s = PoseStability()
+        let holds = s.process(Self.trace(fall: true))
+        #expect(holds.count >= 1)
+        #expect(abs(holds[0].start) < 1e-9 && abs(holds[0].end - 6) < 0.1)
+        #expect(holds[0].endedInFall)
+        #expect(holds[0].swayDegrees < 2)
+    }
+
+    @Test func aSlowShiftIsNotAFall() {
+        var s = PoseStability()
+        let holds = s.process(Self.trace(fall: false))
+        #expect(!holds.isEmpty && !holds[0].endedInFall)
+    }
+}
+
+@Suite struct ImpactTests {
+    @Test func eachSpikeIsOneImpactWithItsPeak() {
+        let peaks: [(Double, Double)] = [(1, 3), (1.1, 0), (2, 6), (3, 1.2)]
+        var d = ImpactDetector()
+        var out: [ImpactEvent] = []
+        for k in 0..<400 {
+            let t = Double(k) / 100
+            var a = 0.1
+            for (c, p) in peaks { a += p * Generate.pulse(t, centre: c, width: 0.06) }
+            if let e = d.process(time: t, userAcceleration: a) { out.append(e) }
+        }
+        #expect(out.count == 2)
+        #expect(abs(out[0].time - 1) < 0.011 && abs(out[0].peak - 3.1) < 0.05)
+        #expect(abs(out[1].time - 2) < 0.011 && abs(out[1].peak - 6.1) < 0.05)
+    }
+}
+
+@Suite struct WorkoutSessionTests {
+    @Test func activeTimeExcludesPausesAndEventsFlowOnlyWhileRunning() throws {
+        var w = WorkoutSession(sampleRate: 100)
+        let trace = Generate.swings([(2, -9, 0.5), (6, -9, 0.5), (10, 9, 0.5)], rate: 100, seconds: 12)
+        #expect(try w.start(at: 0) == .started(time: 0))
+        var swings = 0
+        for m in trace {
+            if m.time == 4 { _ = try w.pause(at: 4) }
+            if m.time == 8 { _ = try w.resume(at: 8) }
+            for e in w.process(m) { if case .swing = e { swings += 1 } }
+        }
+        _ = try w.stop(at: 12)
+        #expect(swings == 2)  // the one at 6 s fell in the pause
+        #expect(abs(w.activeTime - 8) < 0.02)
+        #expect(w.segments.count == 2)
+        #expect(throws: WorkoutSession.TransitionError.self) { _ = try w.resume(at: 13) }
+    }
+}

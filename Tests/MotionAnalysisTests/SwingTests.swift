@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import MotionAnalysis
+
+@Suite struct SwingWatchTests {
+    static let trace = Generate.swings([(2, -9, 0.5), (5, -9, 0.5), (8, 9, 0.5), (11, 9, 0.5), (14, -3, 0.5)],
+                                       rate: 50, seconds: 17)
+
+    @Test func publishedDefaults() {
+        let p = SwingWatchDetector.Parameters()
+        #expect(p.sampleRate == 50 && p.bufferCount == 50)
+        #expect(p.angleThreshold == 1.95 && p.rateThreshold == 5.5 && p.settleThreshold == 0.275)
+    }
+
+    @Test func countsOneSwingPerGeneratedSwingAndNotTheReturn() {
+        var d = SwingWatchDetector()
+        let events = d.process(Self.trace)
+        #expect(events.map(\.kind) == [.forehand, .forehand, .backhand, .backhand])  // the slow one is below 5.5 rad/s
+        for (e, t) in zip(events, [2.0, 5, 8, 11]) { #expect(abs(e.time - t) < 0.5) }
+    }
+
+    @Test func theLeftWristSwapsForehandAndBackhand() {
+        var d = SwingWatchDetector(wrist: .left)
+        #expect(d.process(Self.trace).map(\.kind) == [.backhand, .backhand, .forehand, .forehand])
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5])
+    func matchesTheDirectTranscriptionSwingForSwing(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        var swings: [(time: Double, peak: Double, width: Double)] = []
+        var t = 1.0
+        while t < 110 {
+            swings.append((t, Double.random(in: -12...12, using: &rng), Double.random(in: 0.3...0.9, using: &rng)))
+            t += Double.random(in: 0.4...3, using: &rng)
+        }
+        let trace = Generate.swings(swings, rate: 50, seconds: 120, noise: 0.3, seed: seed)
+        for wrist in Wrist.allCases {
+            var fast = SwingWatchDetector(wrist: wrist)
+            var slow = SwingWatchTranscription(wrist: wrist)
+            let a = fast.process(trace)
+            let b = trace.compactMap { slow.process(time: $0.time, gravity: $0.gravity, rotationRate: $0.rotationRate) }
+            #expect(a.count > 10)
+            #expect(a.count == b.count)
+            for (x, y) in zip(a, b) {
+                #expect(x.time == y.time && x.kind == y.kind && x.peakRate == y.peakRate)
+                #expect(abs(x.angle - y.angle) < 1e-9)
+            }
+        }
+    }
+
+    @Test(arguments: [1, 7, 100, Int.max])
+    func streamingInChunksEqualsBatch(chunk: Int) {
+        var batch = SwingWatchDetector()
+        let all = batch.process(Self.trace)
+        var streaming = SwingWatchDetector()
+        var got: [SwingEvent] = []
+        var i = 0
+        while i < Self.trace.count {
+            let j = min(Self.trace.count, i + min(chunk, Self.trace.count))
+            got += streaming.process(Self.trace[i..<j])
+            i = j
+        }
+        #expect(got == all)
+    }
+}
+
+@Suite struct StrokeDetectorTests {
+    @Test func oneEventPerStrokeWithKindFromRotationAboutGravity() {
+        let trace = Generate.swings([(2, -9, 0.5), (5, 9, 0.5), (8, -9, 0.5), (11, 9, 0.5)], rate: 100, seconds: 14)
+        var d = StrokeDetector()
+        let events = d.process(trace)
+        #expect(events.map(\.kind) == [.forehand, .backhand, .forehand, .backhand])
+        for (e, t) in zip(events, [2.0, 5, 8, 11]) { #expect(abs(e.time - t) < 0.1) }
+    }
+
+    @Test func aLongFastRotationIsAServe() {
+        let trace = Generate.swings([(3, -7, 1.4)], rate: 100, seconds: 6)
+        var d = StrokeDetector()
+        #expect(d.process(trace).map(\.kind) == [.serve])
+    }
+
+    @Test func gentleArmMovementIsNotAStroke() {
+        // Fast rotation without the acceleration of a stroke.
+        let trace = Generate.swings([(2, -8, 0.5), (5, 8, 0.5)], rate: 100, seconds: 8, accelerationPeak: 0.8)
+        var d = StrokeDetector()
+        #expect(d.process(trace).isEmpty)
+    }
+
+    @Test(arguments: [1, 7, 100, Int.max])
+    func streamingInChunksEqualsBatch(chunk: Int) {
+        let trace = Generate.swings([(2, -9, 0.5), (5, 9, 0.5), (8, -7, 1.4)], rate: 100, seconds: 11)
+        var batch = StrokeDetector()
+        let all = batch.process(trace)
+        var streaming = StrokeDetector()
+        var got: [SwingEvent] = []
+        var i = 0
+        while i < trace.count {
+            let j = min(trace.count, i + min(chunk, trace.count))
+            got += streaming.process(trace[i..<j])
+            i = j
+        }
+        #expect(got == all && all.count == 3)
+    }
+
+    @Test func headSpeedIsRateTimesLever() {
+        let e = SwingEvent(time: 0, kind: .forehand, angle: 2, peakRate: -10)
+        #expect(abs(e.headSpeed(leverLength: 0.7) - 7) < 1e-12)
+        let v = SwingSpeed.headSpeed(rotationRate: Vector3(x: 0, y: 0, z: 10), gravity: Vector3(x: 0, y: 0, z: -1),
+                                     armLength: 0.6, racketLength: 0.7)
+        #expect(abs(v - 13) < 1e-12)
+    }
+}

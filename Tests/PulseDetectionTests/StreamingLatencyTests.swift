@@ -1,0 +1,120 @@
+import Testing
+@testable import PulseDetection
+
+/// Issue 2 latency gates, measured in stream time: an event's latency is the time of the input sample
+/// whose processing emitted it, minus the time the thing it reports happened.
+@Suite struct StreamingLatencyTests {
+    struct Timed {
+        var event: PulseEvent
+        /// Time of the input at which the event was emitted, seconds.
+        var emittedAt: Double
+    }
+
+    static func stream(_ inputs: [PulseInput], rate: Double = 30) -> [Timed] {
+        var analyzer = PulseAnalyzer(sampleRate: rate)
+        var out: [Timed] = []
+        for input in inputs {
+            analyzer.process(input) { out.append(Timed(event: $0, emittedAt: input.time)) }
+        }
+        return out
+    }
+
+    static func fingerWithLiftOff(bpm: Double) -> (inputs: [PulseInput], settings: SimulatedFinger.Settings) {
+        var s = SimulatedFingerAccuracyTests.settings(bpm: bpm, seed: UInt64(bpm) + 100)
+        s.liftOffs = [20..<25]
+        var finger = SimulatedFinger(settings: s)
+        return (finger.inputs(duration: 45), s)
+    }
+
+    @Test(arguments: [45.0, 75, 120, 180])
+    func contactLostAndFoundAreReportedWithinHalfASecond(bpm: Double) {
+        let (inputs, _) = Self.fingerWithLiftOff(bpm: bpm)
+        let contact = Self.stream(inputs).filter {
+            switch $0.event {
+            case .contactFound, .contactLost: true
+            default: false
+            }
+        }
+        // Found at the start, lost at 20 s, found again at 25 s.
+        let happened = [inputs[0].time, 20, 25]
+        #expect(contact.count == 3)
+        for (timed, when) in zip(contact, happened) {
+            let latency = timed.emittedAt - when
+            #expect(latency >= 0 && latency <= 0.5, "\(timed.event) emitted \(latency) s after it happened")
+        }
+        if contact.count == 3 {
+            #expect({ if case .contactFound = contact[0].event { true } else { false } }())
+            #expect({ if case .contactLost(let t) = contact[1].event { abs(t - 20) < 0.05 } else { false } }())
+            #expect({ if case .contactFound(let t) = contact[2].event { abs(t - 25) < 0.05 } else { false } }())
+        }
+    }
+
+    /// The first rate after each contact, and whether it came in time and was right.
+    static func firstRates(bpm: Double) -> [(delay: Double, bpm: Double, truth: Double)] {
+        let (inputs, settings) = Self.fingerWithLiftOff(bpm: bpm)
+        let truth = SimulatedFinger.meanRate(settings: settings, until: 45)
+        var out: [(Double, Double, Double)] = []
+        var contactAt: Double?
+        for t in Self.stream(inputs) {
+            switch t.event {
+            case .contactFound(let time): contactAt = time
+            case .contactLost: contactAt = nil
+            case .rate(let r):
+                if let c = contactAt {
+                    out.append((t.emittedAt - c, r.bpm, truth))
+                    contactAt = nil
+                }
+            default: break
+            }
+        }
+        return out
+    }
+
+    @Test(.disabled("""
+        Fails at 40, 50, 70-100 and 180 bpm (main 5aae262): the first rate after contact (or after the \
+        finger is put back) comes 6.3-14.3 s after it, and at 40 bpm one is wrong. Holds at 60, \
+        110-170, 190 and 200. Starting the band-pass filters at steady state removes most of it \
+        (see the report).
+        """), arguments: SimulatedFingerAccuracyTests.rates)
+    func theFirstRateComesWithinSixSecondsOfContactAndIsRight(bpm: Double) {
+        let firsts = Self.firstRates(bpm: bpm)
+        #expect(firsts.count == 2, "a rate after the first contact and after the finger is put back")
+        for f in firsts {
+            #expect(f.delay <= 6, "\(bpm) bpm: first rate \(f.delay) s after contact")
+            #expect(abs(f.bpm - f.truth) <= 5, "\(bpm) bpm: first rate \(f.bpm), truth \(f.truth)")
+        }
+    }
+
+    /// Live beat events matched to the simulator's true beats between 10 and 55 s.
+    static func beatLatencies(bpm: Double) -> (latencies: [Double], trueBeats: Int, unmatched: Int) {
+        let settings = SimulatedFingerAccuracyTests.settings(bpm: bpm, seed: UInt64(bpm))
+        var finger = SimulatedFinger(settings: settings)
+        let timed = Self.stream(finger.inputs(duration: 60))
+        let truth = SimulatedFinger.beats(settings: settings, until: 60).filter { $0.onset > 10 && $0.onset < 55 }
+        var latencies: [Double] = []
+        var unmatched = 0
+        for t in timed {
+            guard case .beat(let b) = t.event, b.time > 10, b.time < 55 else { continue }
+            // A beat belongs to the true beat whose upstroke it times: between its onset and its peak.
+            if let p = truth.first(where: { b.time > $0.onset - 0.05 && b.time < $0.peak + 0.05 }) {
+                latencies.append(t.emittedAt - p.peak)
+            } else {
+                unmatched += 1
+            }
+        }
+        return (latencies, truth.count, unmatched)
+    }
+
+    @Test(.disabled("""
+        Fails at 40-110 bpm (main 5aae262): live beat events come up to 272 ms after the pulse peak, and \
+        below ~80 bpm the live detector emits beats that match no heartbeat and misses true ones (its \
+        decision delay is shorter than the time from a diastolic wiggle to the next upstroke). See the report.
+        """), arguments: SimulatedFingerAccuracyTests.rates)
+    func eachBeatEventFollowsItsPulsePeakWithin250Milliseconds(bpm: Double) {
+        let r = Self.beatLatencies(bpm: bpm)
+        #expect(Double(r.latencies.count) >= 0.95 * Double(r.trueBeats), "\(bpm) bpm: \(r.latencies.count) of \(r.trueBeats) beats seen")
+        #expect(Double(r.unmatched) <= 0.05 * Double(r.trueBeats), "\(bpm) bpm: \(r.unmatched) beat events match no heartbeat")
+        let late = r.latencies.filter { $0 > 0.25 }
+        #expect(late.isEmpty, "\(bpm) bpm: beats emitted \(late) s after their peak")
+    }
+}
