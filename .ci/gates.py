@@ -74,6 +74,22 @@ GATES = [
     ("rep counter (samples/s)", ["bench", "--filter", "motion"], ["benchmarks", "name=motion-reps", "samples_per_s"], "min", 20e6, 20e6),
     ("impact detector (samples/s)", ["bench", "--filter", "motion"], ["benchmarks", "name=motion-impacts", "samples_per_s"], "min", 20e6, 20e6),
     ("pose stability (samples/s)", ["bench", "--filter", "motion"], ["benchmarks", "name=motion-pose-stability", "samples_per_s"], "min", 20e6, 20e6),
+    # Issue 5: pedometer. Oxford step counts, IPOL step timing and pause/resume events, speed (CPU time).
+    ("Oxford mean |count error| %", ["eval", "steps", f"{DATA}/steps-oxford/optimisation"], ["mean_abs_error_percent"], "max", 1.0, 1.0),
+    ("Oxford worst |count error| %", ["eval", "steps", f"{DATA}/steps-oxford/optimisation"], ["worst_abs_error_percent"], "max", 2.5, 2.5),
+    ("Oxford recordings with a handling resume", ["eval", "steps", f"{DATA}/steps-oxford/optimisation"], ["recordings_with_handling_resume"], "max", 1, 1),
+    ("IPOL step F1 (150 ms)", ["eval", "gait", f"{DATA}/gait-ipol"], ["f1"], "min", 0.93, 0.93),
+    ("IPOL median timing error (s)", ["eval", "gait", f"{DATA}/gait-ipol"], ["median_timing_error_s"], "max", 0.06, 0.06),
+    ("IPOL pause latency median (s)", ["eval", "gait", f"{DATA}/gait-ipol"], ["pause_median_s"], "max", 1.5, 1.5),
+    ("IPOL pause latency p95 (s)", ["eval", "gait", f"{DATA}/gait-ipol"], ["pause_p95_s"], "max", 2.5, 2.5),
+    ("IPOL resume latency median (s)", ["eval", "gait", f"{DATA}/gait-ipol"], ["resume_median_s"], "max", 1.5, 1.5),
+    ("IPOL resume latency p95 (s)", ["eval", "gait", f"{DATA}/gait-ipol"], ["resume_p95_s"], "max", 2.0, 2.0),
+    ("IPOL trials with a false pause", ["eval", "gait", f"{DATA}/gait-ipol"],
+     lambda d: d["trials_with_false_pause"] / len(d["trials"]), "max", 0.02, 0.02),
+    ("pedometer CPU ns/sample at 400 Hz", ["bench", "--filter", "pedometer", "--rounds", "5"],
+     ["benchmarks", "name=pedometer-detect-400Hz", "ns_per_op"], "max", 35, 50),
+    ("pedometer CPU ns/sample at 100 Hz", ["bench", "--filter", "pedometer", "--rounds", "5"],
+     ["benchmarks", "name=pedometer-detect-100Hz", "ns_per_op"], "max", 80, 50),
 ]
 
 def main():
@@ -84,7 +100,7 @@ def main():
         try:
             if key not in cache:
                 cache[key] = run_json(args)
-            value = float(get(cache[key], path))
+            value = float(path(cache[key]) if callable(path) else get(cache[key], path))
         except Exception as e:  # a command that fails is a failed gate, with its reason
             print(f"{label:42} {'error':>12} {floor:>10} {target:>10}  FAIL ({e})")
             failed.append(label)

@@ -23,6 +23,7 @@ struct Bench: ParsableCommand {
     func run() throws {
         let results = PulseBenchmarks.run(filter: filter, rounds: min(rounds, 5))
             + FrameBenchmarks.run(filter: filter, rounds: rounds)
+            + StepBenchmarks.run(filter: filter, rounds: rounds)
             + MotionBenchmarks.run(filter: filter, rounds: rounds)
         if json {
             struct Document: Encodable { var benchmarks: [BenchmarkResult] }

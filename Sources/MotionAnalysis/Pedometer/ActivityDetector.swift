@@ -17,23 +17,51 @@ struct ActivityDetector: Sendable {
     /// Interval between the two starting peaks, seconds (4 steps/s down to a slow first step).
     static let startInterval = (min: 0.3, max: 1.2)
     /// Seconds of steady carrying orientation needed before a walk can start.
-    static let minimumSteadySpan = 2.0
+    static let minimumSteadySpan = 3.0
     /// While walking, a peak keeps the walk alive when at least this fraction of the recent median...
-    static let relativeProminence = 0.15
+    static let relativeProminence = 0.12
+    /// A peak at least this fraction of the recent median is a step (not an echo): pauses are dated at the last one.
+    static let stepProminence = 0.5
     /// ...and at least this many g.
     static let minimumProminence = 0.03
     /// Silence that means a stop, in step periods, and its bounds in seconds.
     static let stopPeriods = 2.5
-    static let stopBounds = (min: 1.2, max: 1.6)
+    static let stopBounds = (min: 1.6, max: 2.0)
+    /// A shorter silence suffices when the body is also still: the RMS of the band-passed magnitude over
+    /// the last `quietWindow` seconds is below `quietLevel` × the recent median step prominence.
+    static let quietStopPeriods = 1.8
+    static let quietStopBounds = (min: 0.9, max: 1.2)
+    static let quietLevel = 0.05
+    /// Without a real step (see `stepProminence`) for this long (s), small peaks (sway, shuffling) no
+    /// longer keep the walk alive.
+    static let strongStepGap = 3.4
+    /// Window of the stillness check, seconds.
+    static let quietWindow = 0.6
 
     private(set) var isWalking = false
     private var lastStep: StepCandidate?
+    /// The last peak big enough to be a step rather than the echo of one: what a pause is dated at.
+    private var lastStrongStep: StepCandidate?
     private var recent = RingBuffer<Double>(capacity: 8)
     private var scratch: [Double] = []
 
     init() { scratch.reserveCapacity(8) }
 
+    private mutating func remember(_ prominence: Double) {
+        recent.append(prominence)
+        cachedMedian = nil
+    }
+
+    private var cachedMedian: Double?
+
     private mutating func recentMedian() -> Double {
+        if let m = cachedMedian { return m }
+        let m = computeMedian()
+        cachedMedian = m
+        return m
+    }
+
+    private mutating func computeMedian() -> Double {
         scratch.removeAll(keepingCapacity: true)
         for p in recent { scratch.append(p) }
         scratch.sort()
@@ -45,7 +73,7 @@ struct ActivityDetector: Sendable {
     /// One grid tick; `emit` receives (kind, time) with time not yet corrected for the filter delay.
     /// `stableSince`: the time since which the carrying orientation has been steady; a walk can only
     /// start inside that span and once it is `minimumSteadySpan` long (handling turns the phone).
-    mutating func tick(now: Double, candidate: StepCandidate?, period: Double, stableSince: Double,
+    mutating func tick(now: Double, candidate: StepCandidate?, period: Double, stableSince: Double, signal: inout GaitSignal,
                        emit: (PedometerEvent.Kind, Double) -> Void) {
         if let c = candidate {
             if !isWalking {
@@ -59,24 +87,32 @@ struct ActivityDetector: Sendable {
                             isWalking = true
                             emit(.resume, l.time)
                             recent.removeAll()
-                            recent.append(l.prominence)
-                            recent.append(c.prominence)
+                            cachedMedian = nil
+                            remember(l.prominence)
+                            remember(c.prominence)
+                            lastStrongStep = c
                         }
                     }
                     lastStep = c
                 }
             } else if c.prominence >= max(ActivityDetector.minimumProminence,
                                           ActivityDetector.relativeProminence * recentMedian()) {
+                if c.prominence >= ActivityDetector.stepProminence * recentMedian() { lastStrongStep = c }
                 lastStep = c
-                recent.append(c.prominence)
+                remember(c.prominence)
             }
         }
         if isWalking, let l = lastStep {
             let gap = min(ActivityDetector.stopBounds.max, max(ActivityDetector.stopBounds.min, ActivityDetector.stopPeriods * period))
-            if now - l.time > gap {
+            let quietGap = min(ActivityDetector.quietStopBounds.max, max(ActivityDetector.quietStopBounds.min, ActivityDetector.quietStopPeriods * period))
+            let silence = now - l.time
+            let sinceStrong = now - (lastStrongStep?.time ?? l.time)
+            if silence > gap || sinceStrong > ActivityDetector.strongStepGap
+                || (silence > quietGap && signal.recentRMS(length: Int(ActivityDetector.quietWindow * GaitSignal.rate)) < ActivityDetector.quietLevel * recentMedian()) {
                 isWalking = false
-                emit(.pause, l.time)
+                emit(.pause, max(lastStrongStep?.time ?? l.time, l.time - period))
                 lastStep = nil
+                lastStrongStep = nil
             }
         }
     }

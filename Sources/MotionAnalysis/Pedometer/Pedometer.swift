@@ -20,6 +20,21 @@ public struct PedometerData: Sendable, Equatable {
     public var activeTime: Double
     /// Mean cadence while walking, steps per second (0 without steps).
     public var averageCadence: Double
+    public init(startDate: Double, endDate: Double, numberOfSteps: Int, distance: Double, floorsAscended: Int?,
+                floorsDescended: Int?, currentPace: Double?, currentCadence: Double?, activeTime: Double,
+                averageCadence: Double) {
+        self.startDate = startDate
+        self.endDate = endDate
+        self.numberOfSteps = numberOfSteps
+        self.distance = distance
+        self.floorsAscended = floorsAscended
+        self.floorsDescended = floorsDescended
+        self.currentPace = currentPace
+        self.currentCadence = currentCadence
+        self.activeTime = activeTime
+        self.averageCadence = averageCadence
+    }
+
     /// Active time over distance, seconds per metre; nil without distance.
     public var averageActivePace: Double? {
         distance > 0 && activeTime > 0 ? activeTime / distance : nil

@@ -39,6 +39,8 @@ struct StepCounter: Sendable {
     static let memory = 6.0
     /// Seconds of steady carrying orientation needed before counting starts (see `GaitSignal.stableAngle`).
     static let minimumSteadySpan = 2.0
+    /// Every peak of a starting chain must be at least this prominent, g (as `ActivityDetector.startProminence`).
+    static let minimumStartProminence = 0.08
     /// Missing steps tolerated in a row (the foot-switch truth shows such gaps are real steps).
     static let maximumMissed = 1
 
@@ -64,16 +66,21 @@ struct StepCounter: Sendable {
         return c.prominence * exp(-z * z)
     }
 
+    private var cachedMedian: Double?
+
     private mutating func medianRecentProminence() -> Double {
+        if let m = cachedMedian { return m }
         sortScratch.removeAll(keepingCapacity: true)
         for p in recentProminence { sortScratch.append(p) }
         sortScratch.sort()
         let n = sortScratch.count
-        return n % 2 == 1 ? sortScratch[n / 2] : 0.5 * (sortScratch[n / 2 - 1] + sortScratch[n / 2])
+        let m = n % 2 == 1 ? sortScratch[n / 2] : 0.5 * (sortScratch[n / 2 - 1] + sortScratch[n / 2])
+        cachedMedian = m
+        return m
     }
 
     /// One grid tick. `emit` receives step times (seconds, filter delay not yet removed), oldest first.
-    mutating func tick(now: Double, candidate: StepCandidate?, signal: GaitSignal, emit: (Double) -> Void) {
+    mutating func tick(now: Double, candidate: StepCandidate?, signal: inout GaitSignal, emit: (Double) -> Void) {
         let period = signal.period
         let periodic = signal.periodicity > StepCounter.minimumPeriodicity
         if let c = candidate {
@@ -99,13 +106,15 @@ struct StepCounter: Sendable {
                 if s > bestScore { bestScore = s; best = c }
             }
             let lag = Int((2 * period * GaitSignal.rate).rounded())
-            let strideCorrelation = signal.laggedCorrelation(length: Int(StepCounter.shortWindow * GaitSignal.rate), lag: lag)
-            if let b = best, periodic, strideCorrelation > StepCounter.minimumStrideCorrelation {
+            if let b = best, periodic,
+               signal.laggedCorrelation(length: Int(StepCounter.shortWindow * GaitSignal.rate), lag: lag)
+                > StepCounter.minimumStrideCorrelation {
                 for v in virtualSteps { emit(v) }
                 virtualSteps.removeAll(keepingCapacity: true)
                 missed = 0
                 emit(b.time)
                 recentProminence.append(b.prominence)
+                cachedMedian = nil
                 last = b.time
                 pending.removeAll { $0.time <= b.time }
             } else if missed < StepCounter.maximumMissed && periodic {
@@ -124,7 +133,7 @@ struct StepCounter: Sendable {
 
     /// Looks for a regular chain ending at `c`; when found, counts it and locks on.
     private mutating func tryStart(from c: StepCandidate, period: Double, notBefore: Double, emit: (Double) -> Void) {
-        guard c.time >= notBefore else { return }
+        guard c.time >= notBefore, c.prominence >= StepCounter.minimumStartProminence else { return }
         chain.removeAll(keepingCapacity: true)
         chain.append(c)
         while true {
@@ -136,6 +145,7 @@ struct StepCounter: Sendable {
                 && cc.time > lastCounted + StepCounter.window.early * period
                 && cc.time >= c.time - StepCounter.memory
                 && cc.time >= notBefore
+                && cc.prominence >= StepCounter.minimumStartProminence
                 && cc.prominence >= StepCounter.relativeProminence * c.prominence {
                 let s = score(cc, expected: current - period, period: period)
                 if s > bestScore { bestScore = s; best = cc }
@@ -159,6 +169,7 @@ struct StepCounter: Sendable {
               abs(median - period) <= StepCounter.chainRegularity * period,
               largest <= StepCounter.chainProminenceRatio * smallest else { return }
         recentProminence.removeAll()
+        cachedMedian = nil
         for s in chain {
             emit(s.time)
             recentProminence.append(s.prominence)

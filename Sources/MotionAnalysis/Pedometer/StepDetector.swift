@@ -54,6 +54,17 @@ public struct StepDetector: Sendable {
         process(time: sample.time, acceleration: sample.acceleration)
     }
 
+    /// Processes a run of samples in time order (a chunk of a stream); same events as one call per sample.
+    public mutating func process(contentsOf samples: some Sequence<AccelerometerSample>) -> [PedometerEvent] {
+        var all: [PedometerEvent] = []
+        for s in samples {
+            output.removeAll(keepingCapacity: true)
+            push(time: s.time, acceleration: s.acceleration)
+            if !output.isEmpty { all.append(contentsOf: output) }
+        }
+        return all
+    }
+
     /// Ends the recording: completes the last grid bin and takes the step of the open window, if any.
     /// Does not report a pause (the recording ending is not the user stopping).
     public mutating func finish() -> [PedometerEvent] {
@@ -91,9 +102,11 @@ public struct StepDetector: Sendable {
         var d = StepDetector()
         var all: [PedometerEvent] = []
         for i in times.indices {
-            d.output.removeAll(keepingCapacity: true)
             d.push(time: times[i], acceleration: accelerations[i])
-            if !d.output.isEmpty { all.append(contentsOf: d.output) }
+            if !d.output.isEmpty {
+                all.append(contentsOf: d.output)
+                d.output.removeAll(keepingCapacity: true)
+            }
         }
         all.append(contentsOf: d.finish())
         return all
@@ -120,10 +133,11 @@ public struct StepDetector: Sendable {
         let delay = StepDetector.contactDelay
         var events = output
         output = []
-        counter.tick(now: now, candidate: candidate, signal: signal) { t in
+        counter.tick(now: now, candidate: candidate, signal: &signal) { t in
             events.append(PedometerEvent(kind: .step, time: t - delay, reportedAt: now))
         }
-        activity.tick(now: now, candidate: candidate, period: signal.period, stableSince: now - signal.stableDuration) { kind, t in
+        activity.tick(now: now, candidate: candidate, period: signal.period, stableSince: now - signal.stableDuration,
+                       signal: &signal) { kind, t in
             events.append(PedometerEvent(kind: kind, time: t - delay, reportedAt: now))
         }
         output = events

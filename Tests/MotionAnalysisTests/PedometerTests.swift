@@ -1,0 +1,220 @@
+import Foundation
+import Testing
+@testable import MotionAnalysis
+
+/// A seeded generator of accelerometer recordings (g, gravity included) with known steps.
+struct WalkSimulator {
+    /// Deterministic SplitMix64 noise.
+    struct Noise {
+        var state: UInt64
+        mutating func next() -> Double {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            z ^= z >> 31
+            return Double(z >> 11) / Double(1 << 53) * 2 - 1
+        }
+    }
+
+    enum Segment {
+        case stand(seconds: Double)
+        case walk(steps: Int, interval: Double, amplitude: Double)
+    }
+
+    var rate = 100.0
+    /// Direction of gravity in the device frame (any orientation).
+    var down = Vector3(x: 0.3, y: -0.8, z: 0.5)
+    var seed: UInt64 = 1
+    /// Even steps are this much weaker than odd ones (a phone in one pocket sees one leg better).
+    var asymmetry = 0.75
+
+    /// Samples and the contact time of every step.
+    func make(_ segments: [Segment]) -> (samples: [AccelerometerSample], contacts: [Double]) {
+        var contacts: [Double] = []
+        var amplitudes: [Double] = []
+        var t = 0.0
+        for s in segments {
+            switch s {
+            case .stand(let seconds):
+                t += seconds
+            case .walk(let steps, let interval, let amplitude):
+                for k in 0..<steps {
+                    contacts.append(t + Double(k) * interval)
+                    amplitudes.append(amplitude * (k % 2 == 0 ? 1 : asymmetry))
+                }
+                t += Double(steps) * interval
+            }
+        }
+        let n = Int(t * rate)
+        let g = down * (1 / down.magnitude)
+        let side = g.cross(Vector3(x: 0, y: 0, z: 1)).magnitude > 0.1
+            ? g.cross(Vector3(x: 0, y: 0, z: 1)) * (1 / g.cross(Vector3(x: 0, y: 0, z: 1)).magnitude)
+            : Vector3(x: 1, y: 0, z: 0)
+        var noise = Noise(state: seed)
+        var samples: [AccelerometerSample] = []
+        samples.reserveCapacity(n)
+        var first = 0
+        for i in 0..<n {
+            let time = Double(i) / rate
+            var vertical = 0.0, lateral = 0.0
+            while first < contacts.count && contacts[first] < time - 1 { first += 1 }
+            var j = first
+            while j < contacts.count && contacts[j] < time + 1 {
+                let d = time - contacts[j]
+                let a = amplitudes[j]
+                vertical += a * exp(-pow((d - 0.05) / 0.07, 2)) - 0.4 * a * exp(-pow((d - 0.25) / 0.1, 2))
+                lateral += (j % 2 == 0 ? 1 : -1) * 0.2 * a * exp(-pow((d - 0.15) / 0.15, 2))
+                j += 1
+            }
+            let jitter = Vector3(x: noise.next(), y: noise.next(), z: noise.next()) * 0.008
+            let a = g * (1 + vertical) + side * lateral + jitter
+            samples.append(AccelerometerSample(time: time, acceleration: a))
+        }
+        return (samples, contacts)
+    }
+}
+
+/// Counts matched contacts (nearest unused detection within `tolerance` seconds).
+func matched(_ detected: [Double], _ truth: [Double], tolerance: Double = 0.15) -> Int {
+    var used = Set<Int>()
+    var hits = 0
+    for t in truth {
+        var best: Int?
+        for (i, d) in detected.enumerated() where !used.contains(i) && abs(d - t) <= tolerance {
+            if best == nil || abs(d - t) < abs(detected[best!] - t) { best = i }
+        }
+        if let b = best { used.insert(b); hits += 1 }
+    }
+    return hits
+}
+
+@Suite("Pedometer")
+struct PedometerTests {
+    @Test("counts every step of a steady walk, each within 150 ms of its contact, in any orientation",
+          arguments: [Vector3(x: 0.3, y: -0.8, z: 0.5), Vector3(x: 0, y: 0, z: -1), Vector3(x: -1, y: 0.1, z: 0)])
+    func countsStepsOfSteadyWalk(down: Vector3) {
+        let sim = WalkSimulator(down: down, seed: 7)
+        let (samples, contacts) = sim.make([.stand(seconds: 4), .walk(steps: 80, interval: 0.55, amplitude: 0.35), .stand(seconds: 5)])
+        let steps = StepDetector.detect(samples).filter { $0.kind == .step }.map(\.time)
+        #expect(abs(steps.count - contacts.count) <= 1, "counted \(steps.count) of \(contacts.count)")
+        #expect(matched(steps, contacts) >= contacts.count - 2)
+    }
+
+    @Test("a recording with no walking gives no steps and no events")
+    func standingStillGivesNothing() {
+        let sim = WalkSimulator(seed: 3)
+        let (samples, _) = sim.make([.stand(seconds: 90)])
+        #expect(StepDetector.detect(samples).isEmpty)
+    }
+
+    @Test("a stop is reported soon after the last step and a restart within the first steps, dated when they happened")
+    func pauseAndResume() throws {
+        let sim = WalkSimulator(seed: 11)
+        let (samples, contacts) = sim.make([
+            .stand(seconds: 4), .walk(steps: 40, interval: 0.55, amplitude: 0.35),
+            .stand(seconds: 8), .walk(steps: 40, interval: 0.55, amplitude: 0.35), .stand(seconds: 6),
+        ])
+        let events = StepDetector.detect(samples).filter { $0.kind != .step }
+        #expect(events.map(\.kind) == [.resume, .pause, .resume, .pause])
+        let lastOfFirstWalk = contacts[39], firstOfSecondWalk = contacts[40]
+        let pause = events[1], resume = events[2]
+        #expect(abs(pause.time - lastOfFirstWalk) < 0.3)
+        #expect(pause.reportedAt - lastOfFirstWalk < 2.5)
+        #expect(abs(resume.time - firstOfSecondWalk) < 0.6)
+        #expect(resume.reportedAt - firstOfSecondWalk < 2.0)
+        #expect(events.allSatisfy { $0.reportedAt >= $0.time })
+    }
+
+    @Test("slower, weaker steps in a U-turn do not stop the walk; at most the turning steps go uncounted")
+    func uTurnIsNotAPause() {
+        let sim = WalkSimulator(seed: 5)
+        let (samples, contacts) = sim.make([
+            .stand(seconds: 4), .walk(steps: 20, interval: 0.55, amplitude: 0.35),
+            .walk(steps: 4, interval: 0.8, amplitude: 0.15), .walk(steps: 20, interval: 0.55, amplitude: 0.35),
+            .stand(seconds: 5),
+        ])
+        let events = StepDetector.detect(samples)
+        #expect(events.filter { $0.kind != .step }.map(\.kind) == [.resume, .pause])
+        let steps = events.filter { $0.kind == .step }.count
+        #expect(abs(steps - contacts.count) <= 4, "counted \(steps) of \(contacts.count)")
+    }
+
+    @Test("streaming in chunks of 1, 7, 100 or all samples gives the batch result exactly", arguments: [1, 7, 100, Int.max])
+    func streamingEqualsBatch(chunk: Int) {
+        let sim = WalkSimulator(seed: 9)
+        let (samples, _) = sim.make([.stand(seconds: 3), .walk(steps: 30, interval: 0.5, amplitude: 0.3), .stand(seconds: 4)])
+        let batch = StepDetector.detect(samples)
+        var d = StepDetector()
+        var streamed: [PedometerEvent] = []
+        var i = 0
+        while i < samples.count {
+            let end = chunk == Int.max ? samples.count : min(samples.count, i + chunk)
+            streamed += d.process(contentsOf: samples[i..<end])
+            i = end
+        }
+        streamed += d.finish()
+        #expect(streamed == batch)
+        #expect(StepDetector.detect(times: samples.map(\.time), accelerations: samples.map(\.acceleration)) == batch)
+    }
+
+    @Test("irregular sampling with jitter and a short gap still counts the steps")
+    func irregularSampling() {
+        let sim = WalkSimulator(rate: 200, seed: 21)
+        let (regular, contacts) = sim.make([.stand(seconds: 4), .walk(steps: 60, interval: 0.6, amplitude: 0.3), .stand(seconds: 4)])
+        var noise = WalkSimulator.Noise(state: 99)
+        var samples: [AccelerometerSample] = []
+        for (i, s) in regular.enumerated() where !(i >= 3000 && i < 3030) {  // a 150 ms hole
+            samples.append(AccelerometerSample(time: s.time + 0.002 * noise.next(), acceleration: s.acceleration))
+        }
+        let steps = StepDetector.detect(samples).filter { $0.kind == .step }.count
+        #expect(abs(steps - contacts.count) <= 2, "counted \(steps) of \(contacts.count)")
+    }
+
+    @Test("the stride model gives 0.41 × height at 1.8 steps/s, longer steps when faster, and calibrates to a known distance")
+    func strideModel() {
+        var m = StrideModel(height: 1.8)
+        #expect(abs(m.stepLength(cadence: 1.8) - 0.738) < 1e-9)
+        #expect(m.stepLength(cadence: 2.4) > m.stepLength(cadence: 1.8))
+        #expect(m.stepLength(cadence: 1.2) < m.stepLength(cadence: 1.8))
+        m.calibrate(distance: 100, steps: 125, cadence: 1.8)
+        #expect(abs(m.stepLength(cadence: 1.8) * 125 - 100) < 1e-9)
+    }
+
+    @Test("floors count whole 3 m changes of altitude, not barometer noise")
+    func floors() {
+        var f = FloorCounter()
+        var noise = WalkSimulator.Noise(state: 4)
+        for i in 0...1000 {
+            let h = Double(i) * 0.01 + 0.4 * noise.next()  // climbs 10 m
+            f.process(relativeAltitude: h)
+        }
+        #expect(f.ascended == 3)
+        for i in 0...1000 { f.process(relativeAltitude: 10 - Double(i) * 0.01 + 0.4 * noise.next()) }
+        #expect(f.descended >= 2 && f.descended <= 3)
+        var still = FloorCounter()
+        for _ in 0..<1000 { still.process(relativeAltitude: 1.0 * noise.next()) }
+        #expect(still.ascended == 0 && still.descended == 0)
+    }
+
+    @Test("the pedometer adds up distance, cadence and active time, and average active pace excludes the stop")
+    func pedometerTotals() {
+        let sim = WalkSimulator(seed: 13)
+        let (samples, contacts) = sim.make([
+            .stand(seconds: 4), .walk(steps: 40, interval: 0.5, amplitude: 0.35),
+            .stand(seconds: 20), .walk(steps: 40, interval: 0.5, amplitude: 0.35), .stand(seconds: 4),
+        ])
+        var p = Pedometer(strideModel: StrideModel(height: 1.7))
+        for s in samples { _ = p.process(s) }
+        _ = p.finish()
+        let d = p.data
+        #expect(abs(d.numberOfSteps - contacts.count) <= 2)
+        #expect(abs(d.averageCadence - 2.0) < 0.1)
+        // Two walks of ~20 s each: the 20 s stop is excluded from the active time.
+        #expect(d.activeTime > 35 && d.activeTime < 45, "active \(d.activeTime)")
+        let expectedStep = StrideModel(height: 1.7).stepLength(cadence: 2.0)
+        #expect(abs(d.distance - Double(d.numberOfSteps) * expectedStep) < 0.05 * d.distance)
+        #expect(d.averageActivePace != nil)
+        #expect(d.floorsAscended == nil)
+    }
+}

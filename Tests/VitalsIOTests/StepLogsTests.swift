@@ -1,0 +1,90 @@
+import Foundation
+import MotionAnalysis
+import Testing
+@testable import VitalsIO
+
+@Suite("Step logs")
+struct StepLogsTests {
+    func write(_ text: String, name: String) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vitals-steplogs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent(name).path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("reads the Oxford layout (no header, nanoseconds, m/s², CRLF) as seconds and g")
+    func oxford() throws {
+        let path = try write("1000000000000,3,0,0,9.80665\r\n1000010000000,3,9.80665,0,0\r\n1000020000000,3,0,-4.903325,0\r\n",
+                             name: "accelerometer.csv")
+        let r = try StepLogs.read(path: path)
+        #expect(r.format == "oxford")
+        #expect(r.time == [0, 0.01, 0.02])
+        #expect(abs(r.acceleration[0].z - 1) < 1e-12 && abs(r.acceleration[1].x - 1) < 1e-12 && abs(r.acceleration[2].y + 0.5) < 1e-12)
+    }
+
+    @Test("reads the IPOL layout at its stated acquisition frequency")
+    func ipol() throws {
+        let path = try write("""
+            Acquisition frequency: 50 Hz
+            PacketCounter\tAcc_X\tAcc_Y\tAcc_Z\tGyr_X\tGyr_Y\tGyr_Z
+            0.0\t9.80665\t0\t0\t0\t0\t0
+            1.0\t0\t9.80665\t0\t0\t0\t0
+            2.0\t0\t0\t9.80665\t0\t0\t0
+
+            """, name: "1-1_lb.txt")
+        let r = try StepLogs.read(path: path)
+        #expect(r.format == "ipol")
+        #expect(r.time == [0, 0.02, 0.04])
+        #expect(abs(r.acceleration[2].z - 1) < 1e-12)
+    }
+
+    @Test("rejects a field that is not a number, naming the line")
+    func notANumber() throws {
+        let path = try write("1000000000000,3,0,0,9.8\n1000010000000,3,x,0,9.8\n", name: "accelerometer.csv")
+        #expect(throws: InputError.self) { try StepLogs.read(path: path) }
+        do { _ = try StepLogs.read(path: path) } catch let e as InputError {
+            #expect(e.code == .notANumber)
+            #expect(e.message.contains("line 2"))
+        }
+    }
+
+    @Test("rejects time going backwards")
+    func backwards() throws {
+        let path = try write("1000000000000,3,0,0,9.8\n999990000000,3,0,0,9.8\n", name: "accelerometer.csv")
+        do {
+            _ = try StepLogs.read(path: path)
+            Issue.record("expected an error")
+        } catch let e as InputError {
+            #expect(e.code == .badTimestamps)
+        }
+    }
+
+    @Test("a missing file is a clear error")
+    func missing() {
+        do {
+            _ = try StepLogs.read(path: "/nonexistent/steps.csv")
+            Issue.record("expected an error")
+        } catch let e as InputError {
+            #expect(e.code == .fileNotFound)
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test("the steps JSON has the issue's fields in order; a still recording has 0 steps, no events, null pace")
+    func jsonFields() {
+        let n = 3000
+        let rec = AccelerationRecording(format: "oxford", source: "test", time: (0..<n).map { Double($0) / 100 },
+                                        acceleration: [Vector3](repeating: Vector3(x: 0, y: 0, z: -1), count: n))
+        let doc = StepAnalysis(recording: rec).json.serialized()
+        #expect(doc.hasPrefix(#"{"steps": 0, "distance_m": 0, "cadence_steps_per_s": 0, "floors_ascended": null, "step_times_s": [], "events": [], "active_s": 0, "average_active_pace_s_per_m": null"#))
+    }
+
+    @Test("matching pairs each true contact with the nearest unused detection within tolerance")
+    func matching() {
+        let m = StepEvaluation.match(detected: [0.95, 1.1, 2.3, 5.0], truth: [1.0, 2.0, 3.0], tolerance: 0.15)
+        #expect(m.matched == 1)
+        #expect(abs(m.errors[0] + 0.05) < 1e-12)
+    }
+}
