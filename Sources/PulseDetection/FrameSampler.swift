@@ -250,18 +250,29 @@ public struct FrameSampler: Sendable, Hashable {
                 rowsLeft -= 8
             }
         }
+        // One row at a time: the four 16-byte quarters of a block are added together before they
+        // reach the (two-register) accumulators, so everything stays in registers; each step adds
+        // 4 samples per field.
+        let e16 = evenMask.lowHalf.lowHalf, o16 = oddMask.lowHalf.lowHalf
         while rowsLeft > 0 {
             var b = 0
             while b < blocks {
-                let steps = min(blocks - b, 256 - pending)
+                let steps = min(blocks - b, (256 - pending) / 4)
+                var e = SIMD2<UInt64>(repeating: 0), o = SIMD2<UInt64>(repeating: 0)
                 for k in b..<(b + steps) {
-                    let v = row.loadUnaligned(fromByteOffset: k &* 64, as: SIMD8<UInt64>.self)
-                    even &+= v & evenMask
-                    odd &+= (v &>> 8) & oddMask
+                    let p = row + k &* 64
+                    let v0 = p.loadUnaligned(as: SIMD2<UInt64>.self)
+                    let v1 = p.loadUnaligned(fromByteOffset: 16, as: SIMD2<UInt64>.self)
+                    let v2 = p.loadUnaligned(fromByteOffset: 32, as: SIMD2<UInt64>.self)
+                    let v3 = p.loadUnaligned(fromByteOffset: 48, as: SIMD2<UInt64>.self)
+                    e &+= ((v0 & e16) &+ (v1 & e16)) &+ ((v2 & e16) &+ (v3 & e16))
+                    o &+= (((v0 &>> 8) & o16) &+ ((v1 &>> 8) & o16)) &+ (((v2 &>> 8) & o16) &+ ((v3 &>> 8) & o16))
                 }
+                even.lowHalf.lowHalf &+= e
+                odd.lowHalf.lowHalf &+= o
                 b += steps
-                pending += steps
-                if pending == 256 { flush() }
+                pending += 4 * steps
+                if pending > 252 { flush() }
             }
             tail(row)
             row += rowStep
