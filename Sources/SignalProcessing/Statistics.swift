@@ -1,6 +1,7 @@
 /// Robust summary statistics over samples. NaN inputs are the caller's to remove.
 public enum Statistics {
     /// The arithmetic mean; NaN for an empty collection.
+    @inlinable
     public static func mean<C: Collection>(_ x: C) -> Double where C.Element == Double {
         guard !x.isEmpty else { return .nan }
         var s = 0.0
@@ -9,6 +10,7 @@ public enum Statistics {
     }
 
     /// The sample standard deviation (n - 1 in the denominator); NaN for fewer than two values.
+    @inlinable
     public static func standardDeviation<C: Collection>(_ x: C) -> Double where C.Element == Double {
         guard x.count > 1 else { return .nan }
         let m = mean(x)
@@ -20,12 +22,14 @@ public enum Statistics {
     /// The `p`-th percentile (0...100) with linear interpolation between order statistics
     /// (the definition numpy uses by default); NaN for an empty collection.
     /// - Complexity: O(n log n).
+    @inlinable
     public static func percentile<C: Collection>(_ x: C, _ p: Double) -> Double where C.Element == Double {
         guard !x.isEmpty else { return .nan }
         return percentile(sorted: x.sorted(), p)
     }
 
     /// The `p`-th percentile of values already sorted ascending.
+    @inlinable
     public static func percentile(sorted s: [Double], _ p: Double) -> Double {
         guard !s.isEmpty else { return .nan }
         let rank = min(max(p, 0), 100) / 100 * Double(s.count - 1)
@@ -35,13 +39,58 @@ public enum Statistics {
     }
 
     /// The median (50th percentile).
+    @inlinable
     public static func median<C: Collection>(_ x: C) -> Double where C.Element == Double {
         percentile(x, 50)
     }
 
     /// The median absolute deviation from the median (unscaled).
+    @inlinable
     public static func medianAbsoluteDeviation<C: Collection>(_ x: C) -> Double where C.Element == Double {
         let m = median(x)
         return median(x.map { abs($0 - m) })
+    }
+}
+
+extension Statistics {
+    /// The median of `buffer`, reordering it in place (Hoare's selection, expected O(n), no
+    /// allocation). Use on scratch storage in hot loops; NaN for an empty buffer.
+    @inlinable
+    public static func selectMedian(_ buffer: UnsafeMutableBufferPointer<Double>) -> Double {
+        let n = buffer.count
+        guard n > 0 else { return .nan }
+        let upper = select(buffer, n / 2)
+        if n % 2 == 1 { return upper }
+        // The lower middle is the largest value left of the upper one after selection.
+        var lower = buffer[0]
+        for i in 1..<(n / 2) where buffer[i] > lower { lower = buffer[i] }
+        return (lower + upper) / 2
+    }
+
+    /// Reorders `a` so that `a[k]` is the k-th smallest value, smaller ones before it, larger after.
+    @inlinable
+    static func select(_ a: UnsafeMutableBufferPointer<Double>, _ k: Int) -> Double {
+        var lo = 0
+        var hi = a.count - 1
+        while hi > lo {
+            // Median-of-three pivot keeps sorted and reversed inputs linear.
+            let mid = lo + (hi - lo) / 2
+            if a[mid] < a[lo] { a.swapAt(mid, lo) }
+            if a[hi] < a[lo] { a.swapAt(hi, lo) }
+            if a[hi] < a[mid] { a.swapAt(hi, mid) }
+            let pivot = a[mid]
+            var i = lo, j = hi
+            while i <= j {
+                while a[i] < pivot { i += 1 }
+                while a[j] > pivot { j -= 1 }
+                if i <= j {
+                    a.swapAt(i, j)
+                    i += 1
+                    j -= 1
+                }
+            }
+            if k <= j { hi = j } else if k >= i { lo = i } else { return a[k] }
+        }
+        return a[k]
     }
 }

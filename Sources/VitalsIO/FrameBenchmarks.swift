@@ -6,6 +6,8 @@ public struct BenchmarkResult: Sendable, Codable, Equatable {
     public var name: String
     /// Nanoseconds per operation (here: per frame).
     public var nsPerOp: Double
+    /// Samples per second, for benchmarks over signals (nil otherwise).
+    public var samplesPerSecond: Double?
 
     public init(name: String, nsPerOp: Double) {
         self.name = name
@@ -15,6 +17,7 @@ public struct BenchmarkResult: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case name
         case nsPerOp = "ns_per_op"
+        case samplesPerSecond = "samples_per_s"
     }
 }
 

@@ -21,7 +21,8 @@ struct Bench: ParsableCommand {
     }
 
     func run() throws {
-        let results = FrameBenchmarks.run(filter: filter, rounds: rounds)
+        let results = PulseBenchmarks.run(filter: filter, rounds: min(rounds, 5))
+            + FrameBenchmarks.run(filter: filter, rounds: rounds)
         if json {
             struct Document: Encodable { var benchmarks: [BenchmarkResult] }
             let encoder = JSONEncoder()

@@ -7,7 +7,11 @@ struct VitalsCommand: AsyncParsableCommand {
         commandName: "vitals",
         abstract: "Heart rate, HRV and fitness events from phone and watch sensor recordings.",
         subcommands: [
+            HeartRate.self,
+            Eval.self,
             Bench.self,
+            Swings.self, Reps.self, Motion.self,
+            Steps.self,
             Frames.self,
             Simulate.self,
         ]

@@ -22,3 +22,18 @@ import Testing
         #expect(Statistics.standardDeviation([1.0]).isNaN)
     }
 }
+
+@Suite struct SelectMedianTests {
+    @Test(arguments: [1, 2, 3, 4, 5, 10, 11, 100, 101])
+    func selectionMedianMatchesTheSortedMedian(count: Int) {
+        var state: UInt64 = 42
+        var values: [Double] = (0..<count).map { _ in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Double(state >> 40) / 1000
+        }
+        values += values.prefix(count / 3)  // ties
+        let expected = Statistics.median(values)
+        let got = values.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
+        #expect(got == expected)
+    }
+}

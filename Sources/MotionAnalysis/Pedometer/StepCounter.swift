@@ -1,0 +1,188 @@
+import Foundation
+import SignalProcessing
+
+/// Counts steps by locking onto the step period: one step per period, the best candidate in a window
+/// around where the next step is due.
+///
+/// Idle, it waits for a chain of at least `chainLength` candidates spaced one period apart, found
+/// backwards from the newest candidate through the last few seconds, with regular intervals and
+/// comparable sizes; the whole chain is counted (back-dated), so the first steps of a walk are not
+/// lost to the confirmation delay. Locked, it closes a window `[0.6, 1.4]` periods after each step
+/// and takes its best candidate (prominence weighted by closeness to the expected time), tolerating
+/// one missing step (filled in at the expected time once the next one shows up). It unlocks when two
+/// windows in a row are empty or the signal stops repeating stride to stride.
+///
+/// The constants were chosen on the Oxford optimisation recordings (all 21 usable, 3 phones,
+/// 7 positions); see the README for the cross-checks by phone.
+struct StepCounter: Sendable {
+    /// Window for the next step, as fractions of the period after the last one.
+    static let window = (early: 0.6, late: 1.4)
+    /// Width (fraction of the period) of the Gaussian that favours candidates near the expected time.
+    static let timingWidth = 0.3
+    /// Candidates needed to start counting.
+    static let chainLength = 4
+    /// Chain intervals must lie within this fraction of their median, which must lie within it of the period.
+    static let chainRegularity = 0.3
+    /// Largest ratio of prominences within a starting chain (handling gives a few huge peaks).
+    static let chainProminenceRatio = 4.0
+    /// A candidate smaller than this fraction of the chain's newest (or of the recent median step) is ignored.
+    static let relativeProminence = 0.25
+    /// A candidate larger than this multiple of the recent median step is handling, not a step.
+    static let maximumRelativeProminence = 3.0
+    /// Minimum 4-s periodicity (autocorrelation at the period) to start or keep counting.
+    static let minimumPeriodicity = 0.3
+    /// Minimum stride-to-stride correlation over the last `shortWindow` seconds to accept a step.
+    static let minimumStrideCorrelation = 0.5
+    /// Short window for the stride-to-stride check, seconds.
+    static let shortWindow = 2.5
+    /// Candidates remembered for the backwards chain, seconds.
+    static let memory = 6.0
+    /// Seconds of steady carrying orientation needed before counting starts (see `GaitSignal.stableAngle`).
+    static let minimumSteadySpan = 2.0
+    /// Missing steps tolerated in a row (the foot-switch truth shows such gaps are real steps).
+    static let maximumMissed = 1
+
+    private var candidates = RingBuffer<StepCandidate>(capacity: 256)
+    private var pending: [StepCandidate] = []
+    private var recentProminence = RingBuffer<Double>(capacity: 8)
+    private var sortScratch: [Double] = []
+    private var chain: [StepCandidate] = []
+    private var last: Double?
+    private var lastCounted = -Double.infinity
+    private var missed = 0
+    private var virtualSteps: [Double] = []
+
+    init() {
+        pending.reserveCapacity(64)
+        chain.reserveCapacity(64)
+        virtualSteps.reserveCapacity(4)
+        sortScratch.reserveCapacity(64)
+    }
+
+    private func score(_ c: StepCandidate, expected: Double, period: Double) -> Double {
+        let z = (c.time - expected) / (StepCounter.timingWidth * period)
+        return c.prominence * exp(-z * z)
+    }
+
+    private mutating func medianRecentProminence() -> Double {
+        sortScratch.removeAll(keepingCapacity: true)
+        for p in recentProminence { sortScratch.append(p) }
+        sortScratch.sort()
+        let n = sortScratch.count
+        return n % 2 == 1 ? sortScratch[n / 2] : 0.5 * (sortScratch[n / 2 - 1] + sortScratch[n / 2])
+    }
+
+    /// One grid tick. `emit` receives step times (seconds, filter delay not yet removed), oldest first.
+    mutating func tick(now: Double, candidate: StepCandidate?, signal: GaitSignal, emit: (Double) -> Void) {
+        let period = signal.period
+        let periodic = signal.periodicity > StepCounter.minimumPeriodicity
+        if let c = candidate {
+            candidates.append(c)
+            if last == nil {
+                let steadySince = now - signal.stableDuration
+                if periodic && now - steadySince >= StepCounter.minimumSteadySpan {
+                    tryStart(from: c, period: period, notBefore: steadySince, emit: emit)
+                }
+            } else {
+                pending.append(c)
+            }
+        }
+        while let l = last, now > l + StepCounter.window.late * period {
+            let reference = medianRecentProminence()
+            var best: StepCandidate?
+            var bestScore = -Double.infinity
+            for c in pending where c.time >= l + StepCounter.window.early * period
+                && c.time <= l + StepCounter.window.late * period
+                && c.prominence >= StepCounter.relativeProminence * reference
+                && c.prominence <= StepCounter.maximumRelativeProminence * reference {
+                let s = score(c, expected: l + period, period: period)
+                if s > bestScore { bestScore = s; best = c }
+            }
+            let lag = Int((2 * period * GaitSignal.rate).rounded())
+            let strideCorrelation = signal.laggedCorrelation(length: Int(StepCounter.shortWindow * GaitSignal.rate), lag: lag)
+            if let b = best, periodic, strideCorrelation > StepCounter.minimumStrideCorrelation {
+                for v in virtualSteps { emit(v) }
+                virtualSteps.removeAll(keepingCapacity: true)
+                missed = 0
+                emit(b.time)
+                recentProminence.append(b.prominence)
+                last = b.time
+                pending.removeAll { $0.time <= b.time }
+            } else if missed < StepCounter.maximumMissed && periodic {
+                missed += 1
+                virtualSteps.append(l + period)
+                last = l + period
+            } else {
+                lastCounted = virtualSteps.first.map { $0 - period } ?? l
+                last = nil
+                pending.removeAll(keepingCapacity: true)
+                missed = 0
+                virtualSteps.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    /// Looks for a regular chain ending at `c`; when found, counts it and locks on.
+    private mutating func tryStart(from c: StepCandidate, period: Double, notBefore: Double, emit: (Double) -> Void) {
+        guard c.time >= notBefore else { return }
+        chain.removeAll(keepingCapacity: true)
+        chain.append(c)
+        while true {
+            let current = chain[chain.count - 1].time
+            var best: StepCandidate?
+            var bestScore = -Double.infinity
+            for cc in candidates where cc.time >= current - StepCounter.window.late * period
+                && cc.time <= current - StepCounter.window.early * period
+                && cc.time > lastCounted + StepCounter.window.early * period
+                && cc.time >= c.time - StepCounter.memory
+                && cc.time >= notBefore
+                && cc.prominence >= StepCounter.relativeProminence * c.prominence {
+                let s = score(cc, expected: current - period, period: period)
+                if s > bestScore { bestScore = s; best = cc }
+            }
+            guard let b = best else { break }
+            chain.append(b)
+        }
+        guard chain.count >= StepCounter.chainLength else { return }
+        chain.reverse()
+        // Regular intervals near the period, comparable prominences.
+        sortScratch.removeAll(keepingCapacity: true)
+        var smallest = Double.infinity, largest = 0.0
+        for i in chain.indices {
+            smallest = min(smallest, chain[i].prominence)
+            largest = max(largest, chain[i].prominence)
+        }
+        for i in 1..<chain.count { sortScratch.append(chain[i].time - chain[i - 1].time) }
+        let intervals = sortScratch
+        let median = Statistics.median(intervals)
+        guard intervals.allSatisfy({ abs($0 - median) <= StepCounter.chainRegularity * median }),
+              abs(median - period) <= StepCounter.chainRegularity * period,
+              largest <= StepCounter.chainProminenceRatio * smallest else { return }
+        recentProminence.removeAll()
+        for s in chain {
+            emit(s.time)
+            recentProminence.append(s.prominence)
+        }
+        last = c.time
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// End of the recording: takes the best candidate of the open window, if any.
+    mutating func finish(period: Double, emit: (Double) -> Void) {
+        guard let l = last else { return }
+        var best: StepCandidate?
+        var bestScore = -Double.infinity
+        for c in pending where c.time >= l + StepCounter.window.early * period
+            && c.time <= l + StepCounter.window.late * period {
+            let s = score(c, expected: l + period, period: period)
+            if s > bestScore { bestScore = s; best = c }
+        }
+        if let b = best {
+            for v in virtualSteps { emit(v) }
+            emit(b.time)
+        }
+        last = nil
+        pending.removeAll(keepingCapacity: true)
+        virtualSteps.removeAll(keepingCapacity: true)
+    }
+}

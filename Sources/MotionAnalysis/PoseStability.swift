@@ -1,0 +1,131 @@
+import Foundation
+
+/// A stretch of time the device held still in one orientation (a plank, a yoga pose, a phone on
+/// a table), and how it ended.
+public struct Hold: Sendable, Equatable, Codable {
+    /// Seconds.
+    public var start: Double
+    public var end: Double
+    /// Root-mean-square angle of gravity from the hold's mean direction, degrees: the sway.
+    public var swayDegrees: Double
+    /// Largest angle of gravity from the hold's first direction, degrees.
+    public var maxDeviationDegrees: Double
+    /// True when the hold ended in a fall: gravity turned more than `fallAngle` within `fallTime`.
+    public var endedInFall: Bool
+
+    public var duration: Double { end - start }
+}
+
+/// Measures how still the gravity vector holds: holds are stretches where gravity stays within
+/// `holdAngle` of where the stretch began for at least `minimumHold`; a hold that ends with gravity
+/// turning more than `fallAngle` within `fallTime` ended in a fall.
+/// - Complexity: O(1) per sample, no allocation.
+public struct PoseStability: Sendable {
+    public struct Parameters: Sendable, Equatable {
+        /// Gravity may wander this far from the hold's start and still hold, degrees.
+        public var holdAngle = 8.0
+        /// Shortest hold reported, s.
+        public var minimumHold = 2.0
+        /// A turn of gravity this large (degrees) ...
+        public var fallAngle = 45.0
+        /// ... within this long after the hold (s) is a fall. Keep it below `minimumHold`.
+        public var fallTime = 1.0
+        public init() {}
+    }
+
+    public let parameters: Parameters
+    private var started = false
+    private var reference = Vector3.zero
+    private var start = 0.0
+    private var last = 0.0
+    private var meanSum = Vector3.zero
+    private var maxDeviation = 0.0
+    private var count = 0
+    private var sumSquares = 0.0  // of angle from the reference, for sway about the mean
+    // A finished hold waiting to see whether a fall follows.
+    private var pending: Hold?
+    private var pendingReference = Vector3.zero
+
+    public init(parameters: Parameters = Parameters()) {
+        self.parameters = parameters
+    }
+
+    /// Feeds one gravity sample (any length; only direction matters); returns a finished hold.
+    public mutating func process(time: Double, gravity: Vector3) -> Hold? {
+        var out: Hold?
+        let g = gravity.normalized
+        if var p = pending {
+            let turned = g.angle(to: pendingReference) * 180 / .pi
+            if turned > parameters.fallAngle {
+                p.endedInFall = true
+                out = p
+                pending = nil
+            } else if time - p.end > parameters.fallTime {
+                out = p
+                pending = nil
+            }
+        }
+        if !started {
+            begin(time, g)
+            return out
+        }
+        let deviation = g.angle(to: reference) * 180 / .pi
+        if deviation <= parameters.holdAngle {
+            last = time
+            count += 1
+            meanSum += g
+            maxDeviation = max(maxDeviation, deviation)
+            sumSquares += deviation * deviation
+        } else {
+            if last - start >= parameters.minimumHold {
+                // A pending hold resolves within fallTime, before another can last minimumHold.
+                if let p = pending, out == nil { out = p }
+                pending = finishedHold()
+                pendingReference = meanSum.normalized
+            }
+            begin(time, g)
+        }
+        return out
+    }
+
+    /// Feeds one device-motion sample.
+    public mutating func process(_ m: DeviceMotion) -> Hold? {
+        process(time: m.time, gravity: m.gravity)
+    }
+
+    /// Holds still open or waiting at the end of the recording.
+    public mutating func finish() -> [Hold] {
+        var out: [Hold] = []
+        if let p = pending { out.append(p) }
+        pending = nil
+        if started && last - start >= parameters.minimumHold { out.append(finishedHold()) }
+        started = false
+        return out
+    }
+
+    /// Runs over a recording (the same code as `process`).
+    public mutating func process<C: Collection>(_ samples: C) -> [Hold] where C.Element == DeviceMotion {
+        var out: [Hold] = []
+        for m in samples { if let h = process(m) { out.append(h) } }
+        out.append(contentsOf: finish())
+        return out
+    }
+
+    private mutating func begin(_ time: Double, _ g: Vector3) {
+        started = true
+        reference = g
+        start = time
+        last = time
+        meanSum = g
+        count = 1
+        maxDeviation = 0
+        sumSquares = 0
+    }
+
+    private func finishedHold() -> Hold {
+        // Sway about the mean: RMS angle from the reference corrected by the mean's offset.
+        let offset = meanSum.normalized.angle(to: reference) * 180 / .pi
+        let rms = max(0, sumSquares / Double(max(1, count)) - offset * offset).squareRoot()
+        return Hold(start: start, end: last, swayDegrees: rms, maxDeviationDegrees: maxDeviation, endedInFall: false)
+    }
+}

@@ -1,0 +1,309 @@
+import Foundation
+import SignalProcessing
+
+/// One set of repetitions found in a recording.
+public struct RepSet: Sendable, Equatable, Codable {
+    /// Seconds, on the samples' clock: first and last sample of the set's movement.
+    public var start: Double
+    public var end: Double
+    /// Repetitions counted.
+    public var reps: Int
+    /// Repetition period in seconds.
+    public var period: Double
+    public init(start: Double, end: Double, reps: Int, period: Double) {
+        self.start = start
+        self.end = end
+        self.reps = reps
+        self.period = period
+    }
+}
+
+/// Counts repetitions of an exercise from the pattern the gravity vector repeats (the device is
+/// worn on the body: arm, wrist, thigh), and finds the sets on its own.
+///
+/// 1. **Sets**: activity is the summed standard deviation of gravity's three components over a
+///    centred `activityWindow`; a set is a run of activity ≥ `activityThreshold`, runs closer than
+///    `mergeGap` joined, at least `minimumSet` long.
+/// 2. **Reps in a set**: gravity projected on its principal direction of variation in the set, lightly
+///    smoothed; the period is the autocorrelation maximum in `periodRange`; reps are the peaks of the
+///    projection (either sign, whichever spaces more regularly) at least `minimumDistance` periods
+///    apart and `minimumProminence` of the signal's range high; edge peaks that are low
+///    (`edgeHeight`) or set apart (`edgeGap` × median spacing) are entry and exit moves, not reps.
+///
+/// Labels are never read: the counter sees only time and gravity. Constants were tuned on Exermote
+/// individuals 1-3 and checked on individuals 4-6 (`vitals eval reps`).
+/// - Complexity: O(1) per sample plus O(n log n + n·L) per set of n samples (L = lags searched);
+///   memory is bounded by `maximumSet`.
+public struct RepCounter: Sendable {
+    public struct Parameters: Sendable, Equatable {
+        /// Window of the activity measure, s.
+        public var activityWindow = 3.0
+        /// Activity (sum of gravity-component standard deviations, g) that counts as exercising.
+        public var activityThreshold = 0.4
+        /// Quieter stretches shorter than this (s) stay inside a set.
+        public var mergeGap = 2.0
+        /// Shortest set, s.
+        public var minimumSet = 6.0
+        /// Fewest reps that make a set.
+        public var minimumReps = 2
+        /// Longest set kept whole, s (longer ones are closed and a new one starts).
+        public var maximumSet = 180.0
+        /// Repetition periods searched, s.
+        public var periodRange: ClosedRange<Double> = 2.0...8.0
+        /// A period's fraction (1/2, 1/3...) wins when its autocorrelation reaches this share of the best.
+        public var subharmonicRatio = 0.85
+        /// Centred moving-average length applied to the projection, s.
+        public var smoothing = 0.5
+        /// Peak prominence as a fraction of the projection's 5-95 % range.
+        public var minimumProminence = 0.4
+        /// Minimum peak spacing, in periods.
+        public var minimumDistance = 0.6
+        /// Edge peaks lower than this fraction of the median peak height (above the 5th percentile) go.
+        public var edgeHeight = 0.8
+        /// Edge peaks further than this many median spacings from their neighbour go.
+        public var edgeGap = 1.3
+        /// A longer interval between samples ends the set and restarts the counter, s.
+        public var maximumInterval = 1.0
+        public init() {}
+    }
+
+    public let parameters: Parameters
+    public let sampleRate: Double
+    private let window: Int
+    // Delay line for the centred activity window.
+    private var ringTime: [Double]
+    private var ringGravity: [Vector3]
+    private var ringHead = -1
+    private var ringCount = 0
+    private var sum = Vector3.zero
+    private var sumSquares = Vector3.zero
+    // Current set.
+    private var setTime: [Double] = []
+    private var setGravity: [Vector3] = []
+    private var inSet = false
+    private var setStart = 0.0
+    private var lastOn = 0.0
+    private var lastOnIndex = 0
+    private var lastTime = Double.nan
+    private let maximumSetSamples: Int
+
+    /// - Parameter sampleRate: the recording's rate in Hz; windows in seconds become sample counts.
+    public init(sampleRate: Double, parameters: Parameters = Parameters()) {
+        self.parameters = parameters
+        self.sampleRate = sampleRate
+        window = max(3, Int((parameters.activityWindow * sampleRate).rounded()))
+        ringTime = [Double](repeating: 0, count: window)
+        ringGravity = [Vector3](repeating: .zero, count: window)
+        maximumSetSamples = max(16, Int(parameters.maximumSet * sampleRate))
+        setTime.reserveCapacity(maximumSetSamples)
+        setGravity.reserveCapacity(maximumSetSamples)
+    }
+
+    /// Feeds one sample; returns a set that ended before it, if any.
+    public mutating func process(_ m: DeviceMotion) -> RepSet? {
+        var finished: RepSet?
+        if !lastTime.isNaN && !(m.time - lastTime <= parameters.maximumInterval && m.time > lastTime) {
+            finished = finish()
+        }
+        lastTime = m.time
+        // Slide the activity window.
+        ringHead = ringHead + 1 == window ? 0 : ringHead + 1
+        if ringCount == window {
+            let old = ringGravity[ringHead]
+            sum -= old
+            sumSquares -= Vector3(x: old.x * old.x, y: old.y * old.y, z: old.z * old.z)
+        } else {
+            ringCount += 1
+        }
+        let g = m.gravity
+        ringTime[ringHead] = m.time
+        ringGravity[ringHead] = g
+        sum += g
+        sumSquares += Vector3(x: g.x * g.x, y: g.y * g.y, z: g.z * g.z)
+        // The first half-window of a recording is never a window's centre: it is lead-in.
+        guard ringCount == window else { return finished }
+        // The centre sample of the window.
+        var c = ringHead - window / 2
+        if c < 0 { c += window }
+        if let e = step(time: ringTime[c], gravity: ringGravity[c], activity: activity()) { finished = e }
+        return finished
+    }
+
+    /// Ends the recording: judges the samples still in the window and closes an open set.
+    public mutating func finish() -> RepSet? {
+        var out: [RepSet] = []
+        if ringCount > 0 {
+            // Samples after the last judged centre, judged on the full window's activity.
+            let a = activity()
+            let pending = ringCount == window ? window / 2 : ringCount
+            for k in stride(from: pending - 1, through: 0, by: -1) {
+                var i = ringHead - k
+                if i < 0 { i += window }
+                if let e = step(time: ringTime[i], gravity: ringGravity[i], activity: a) { out.append(e) }
+            }
+        }
+        if let e = close() { out.append(e) }
+        ringHead = -1
+        ringCount = 0
+        sum = .zero
+        sumSquares = .zero
+        lastTime = .nan
+        return out.last
+    }
+
+    /// Runs over a recording, the same code as `process` and `finish`.
+    public mutating func process<C: Collection>(_ samples: C) -> [RepSet] where C.Element == DeviceMotion {
+        var out: [RepSet] = []
+        for m in samples { if let s = process(m) { out.append(s) } }
+        if let s = finish() { out.append(s) }
+        return out
+    }
+
+    private func activity() -> Double {
+        let n = Double(ringCount)
+        let mean = sum / n
+        func sd(_ s2: Double, _ m: Double) -> Double { max(0, s2 / n - m * m).squareRoot() }
+        return sd(sumSquares.x, mean.x) + sd(sumSquares.y, mean.y) + sd(sumSquares.z, mean.z)
+    }
+
+    private mutating func step(time: Double, gravity: Vector3, activity: Double) -> RepSet? {
+        var out: RepSet?
+        let on = activity >= parameters.activityThreshold
+        if inSet {
+            setTime.append(time)
+            setGravity.append(gravity)
+            if on {
+                lastOn = time
+                lastOnIndex = setTime.count
+            }
+            if (!on && time - lastOn >= parameters.mergeGap) || setTime.count >= maximumSetSamples {
+                out = close()
+            }
+        } else if on {
+            inSet = true
+            setStart = time
+            lastOn = time
+            setTime.append(time)
+            setGravity.append(gravity)
+            lastOnIndex = 1
+        }
+        return out
+    }
+
+    private mutating func close() -> RepSet? {
+        guard inSet else { return nil }
+        inSet = false
+        let n = lastOnIndex
+        defer {
+            setTime.removeAll(keepingCapacity: true)
+            setGravity.removeAll(keepingCapacity: true)
+        }
+        guard n >= 4, setTime[n - 1] - setTime[0] >= parameters.minimumSet else { return nil }
+        guard let (reps, period) = RepCounter.count(time: Array(setTime[0..<n]), gravity: Array(setGravity[0..<n]),
+                                                   sampleRate: sampleRate, parameters: parameters),
+              reps >= parameters.minimumReps else { return nil }
+        return RepSet(start: setTime[0], end: setTime[n - 1], reps: reps, period: period)
+    }
+
+    /// Counts the repetitions in one set's samples; nil when the set is too short to analyse.
+    public static func count(time: [Double], gravity: [Vector3], sampleRate: Double,
+                             parameters p: Parameters) -> (reps: Int, period: Double)? {
+        let n = gravity.count
+        guard n >= 8 else { return nil }
+        // Principal direction of gravity's variation (power iteration on the covariance).
+        var mean = Vector3.zero
+        for g in gravity { mean += g }
+        mean = mean / Double(n)
+        var cxx = 0.0, cxy = 0.0, cxz = 0.0, cyy = 0.0, cyz = 0.0, czz = 0.0
+        for g in gravity {
+            let d = g - mean
+            cxx += d.x * d.x; cxy += d.x * d.y; cxz += d.x * d.z
+            cyy += d.y * d.y; cyz += d.y * d.z; czz += d.z * d.z
+        }
+        var v = cxx >= cyy && cxx >= czz ? Vector3(x: 1, y: 0.1, z: 0.1)
+            : (cyy >= czz ? Vector3(x: 0.1, y: 1, z: 0.1) : Vector3(x: 0.1, y: 0.1, z: 1))
+        for _ in 0..<100 {
+            let w = Vector3(x: cxx * v.x + cxy * v.y + cxz * v.z,
+                            y: cxy * v.x + cyy * v.y + cyz * v.z,
+                            z: cxz * v.x + cyz * v.y + czz * v.z)
+            guard w.magnitude > 0 else { return nil }
+            v = w.normalized
+        }
+        let raw = gravity.map { ($0 - mean).dot(v) }
+        // Centred moving average (shrinking at the ends).
+        let half = max(0, Int((p.smoothing * sampleRate).rounded()) / 2)
+        var x = [Double](repeating: 0, count: n)
+        for i in 0..<n {
+            let lo = max(0, i - half), hi = min(n - 1, i + half)
+            var s = 0.0
+            for j in lo...hi { s += raw[j] }
+            x[i] = s / Double(hi - lo + 1)
+        }
+        // Period: unbiased autocorrelation maximum in the period range.
+        let xm = Statistics.mean(x)
+        let c = x.map { $0 - xm }
+        var ac0 = 0.0
+        for value in c { ac0 += value * value }
+        guard ac0 > 0 else { return nil }
+        let minLag = max(1, Int((p.periodRange.lowerBound * sampleRate).rounded()))
+        let maxLag = min(n - 2, Int((p.periodRange.upperBound * sampleRate).rounded()))
+        guard maxLag >= minLag else { return nil }
+        var ac = [Double](repeating: -.infinity, count: maxLag + 1)
+        var bestLag = minLag, best = -Double.infinity
+        for lag in minLag..<maxLag {
+            var s = 0.0
+            for i in 0..<(n - lag) { s += c[i] * c[i + lag] }
+            let r = s / ac0 / (1 - Double(lag) / Double(n))
+            ac[lag] = r
+            if r > best { best = r; bestLag = lag }
+        }
+        // A multiple of the true period can score as high: take the shortest local maximum near a
+        // whole fraction (1/2, 1/3, ...) of the best lag whose correlation comes close to the best.
+        var divisor = 2
+        while bestLag / divisor >= minLag {
+            let target = Double(bestLag) / Double(divisor)
+            let lo = max(minLag, Int(target * 0.85)), hi = min(maxLag - 1, Int((target * 1.15).rounded(.up)))
+            if lo <= hi, let k = (lo...hi).max(by: { ac[$0] < ac[$1] }), ac[k] >= p.subharmonicRatio * best {
+                bestLag = k
+                break
+            }
+            divisor += 1
+        }
+        let period = Double(bestLag) / sampleRate
+        let sorted = x.sorted()
+        let range = Statistics.percentile(sorted: sorted, 95) - Statistics.percentile(sorted: sorted, 5)
+        guard range > 0 else { return nil }
+        var choice: (cv: Double, count: Int)?
+        for sign in [1.0, -1.0] {
+            let y = x.map { sign * $0 }
+            var peaks = Peaks.find(y, minDistance: max(1, Int(p.minimumDistance * period * sampleRate)),
+                                   minProminence: p.minimumProminence * range).map(\.index)
+            peaks = trimEdges(peaks, y: y, time: time, parameters: p)
+            var cv = Double.infinity
+            if peaks.count >= 2 {
+                var d: [Double] = []
+                for k in 1..<peaks.count { d.append(time[peaks[k]] - time[peaks[k - 1]]) }
+                let m = Statistics.mean(d)
+                cv = m > 0 ? Statistics.standardDeviation(d) / m : .infinity
+            }
+            if choice == nil || cv < choice!.cv { choice = (cv, peaks.count) }
+        }
+        return (choice?.count ?? 0, period)
+    }
+
+    static func trimEdges(_ input: [Int], y: [Double], time: [Double], parameters p: Parameters) -> [Int] {
+        guard input.count >= 3 else { return input }
+        let low = Statistics.percentile(y, 5)
+        let medianHeight = Statistics.median(input.map { y[$0] })
+        var peaks = input.filter { y[$0] - low >= p.edgeHeight * (medianHeight - low) }
+        while peaks.count >= 3 {
+            var d: [Double] = []
+            for k in 1..<peaks.count { d.append(time[peaks[k]] - time[peaks[k - 1]]) }
+            let md = Statistics.median(d)
+            if d[0] > p.edgeGap * md { peaks.removeFirst(); continue }
+            if d[d.count - 1] > p.edgeGap * md { peaks.removeLast(); continue }
+            break
+        }
+        return peaks
+    }
+}

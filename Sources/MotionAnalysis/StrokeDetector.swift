@@ -1,0 +1,184 @@
+import Foundation
+
+/// A racket-stroke detector that keeps SwingWatch's ideas (rotation about gravity tells forehand
+/// from backhand with the wrist; a peak rate and an accumulated angle make a swing) and adds what
+/// real wrist recordings need (see `vitals eval swings`):
+///
+/// 1. **One event per stroke**: an event is one fast-rotation episode, anchored at its peak rate
+///    |ω| (all axes, so a gyroscope that clips on one axis still shows it), with a refractory time
+///    after it, instead of a sliding-window test that can fire on the swing and the follow-through.
+/// 2. **Intensity gates against an arm that keeps moving**: the total rotation around the peak
+///    (± `window`) must reach `angleThreshold` and the acceleration must peak above
+///    `accelerationThreshold` (a stroke drives the wrist hard; gestures and walking do not).
+/// 3. **Serves as their own kind**: a serve keeps the wrist rotating fast (|ω| ≥ `serveRate`) for
+///    longer (`serveDuration`) than a ground stroke, where the arm whips through once.
+/// 4. **Forehand/backhand** from the sign of rotation about gravity over the forward swing only
+///    (`forwardSwing` before the peak to just after it), so the follow-through does not vote.
+///
+/// Constants were chosen on the tennis-ace recordings (see README); the numbers are named here with
+/// their units. Decisions are made `window` after the peak; memory is a fixed ring.
+public struct StrokeDetector: Sendable {
+    public struct Parameters: Sendable, Equatable {
+        /// |ω| that starts a candidate, rad/s (SwingWatch's published peak rate, 5.5).
+        public var triggerRate: Double = 5.5
+        /// Half-width of the stroke window around the peak, s.
+        public var window: Double = 0.6
+        /// Minimum total rotation ∫|ω|dt over the window, rad.
+        public var angleThreshold: Double = 3.0
+        /// Minimum peak total acceleration in the window, g.
+        public var accelerationThreshold: Double = 2.3
+        /// No new stroke within this time after a stroke's peak, s.
+        public var refractory: Double = 1.0
+        /// Rate above which rotation counts as fast for the serve test, rad/s.
+        public var serveRate: Double = 4.0
+        /// A fast-rotation episode at least this long (s) is a serve.
+        public var serveDuration: Double = 0.6
+        /// Forward swing: from this long before the peak (s) ...
+        public var forwardSwingBefore: Double = 0.3
+        /// ... to this long after it (s).
+        public var forwardSwingAfter: Double = 0.05
+        /// The peak is searched this long after the trigger, s.
+        public var peakSearch: Double = 0.3
+        /// A longer interval between samples restarts the detector, s.
+        public var maximumInterval: Double = 0.5
+        /// Highest sample rate the ring is sized for, Hz (faster logs keep only the newest samples).
+        public var maximumSampleRate: Double = 200
+        public init() {}
+    }
+
+    struct Slot {
+        var time = 0.0
+        var rate = 0.0          // |ω|, rad/s
+        var alongGravity = 0.0  // ω·ĝ, rad/s
+        var acceleration = 0.0  // |gravity + user|, g
+    }
+
+    enum Phase {
+        case idle
+        case seeking(triggerTime: Double, peakTime: Double, peakRate: Double)
+        case collecting(peakTime: Double, peakRate: Double)
+    }
+
+    public let parameters: Parameters
+    public let wrist: Wrist
+    private var ring: [Slot]
+    private var head = -1
+    private var filled = 0
+    private var phase = Phase.idle
+    private var lastPeak = -Double.infinity
+    private var lastTime = Double.nan
+
+    public init(parameters: Parameters = Parameters(), wrist: Wrist = .right) {
+        self.parameters = parameters
+        self.wrist = wrist
+        let span = 2 * parameters.window + parameters.peakSearch + 0.2
+        ring = [Slot](repeating: Slot(), count: max(8, Int((span * parameters.maximumSampleRate).rounded(.up))))
+    }
+
+    /// Forgets everything (as after a gap).
+    public mutating func restart() {
+        head = -1
+        filled = 0
+        phase = .idle
+        lastTime = .nan
+    }
+
+    /// Feeds one device-motion sample; returns a stroke decided at this sample, if any.
+    public mutating func process(_ m: DeviceMotion) -> SwingEvent? {
+        if !(m.time - lastTime <= parameters.maximumInterval) || m.time <= lastTime {
+            if !lastTime.isNaN { restart() }
+        }
+        lastTime = m.time
+        head = head + 1 == ring.count ? 0 : head + 1
+        let rate = m.rotationRate.magnitude
+        ring[head] = Slot(time: m.time, rate: rate, alongGravity: m.rotationRate.dot(m.gravity),
+                          acceleration: m.totalAcceleration.magnitude)
+        if filled < ring.count { filled += 1 }
+
+        switch phase {
+        case .idle:
+            if rate >= parameters.triggerRate && m.time - lastPeak >= parameters.refractory {
+                phase = .seeking(triggerTime: m.time, peakTime: m.time, peakRate: rate)
+            }
+        case let .seeking(trigger, peakTime, peakRate):
+            var pt = peakTime, pr = peakRate
+            if rate > pr { pt = m.time; pr = rate }
+            phase = m.time - trigger >= parameters.peakSearch ? .collecting(peakTime: pt, peakRate: pr)
+                : .seeking(triggerTime: trigger, peakTime: pt, peakRate: pr)
+        case let .collecting(peakTime, peakRate):
+            if m.time >= peakTime + parameters.window {
+                phase = .idle
+                lastPeak = peakTime
+                return decide(peakTime: peakTime, peakRate: peakRate)
+            }
+        }
+        return nil
+    }
+
+    /// Runs over a recording; the same code as `process`.
+    public mutating func process<C: Collection>(_ samples: C) -> [SwingEvent] where C.Element == DeviceMotion {
+        var out: [SwingEvent] = []
+        for m in samples { if let e = process(m) { out.append(e) } }
+        return out
+    }
+
+    private func decide(peakTime: Double, peakRate: Double) -> SwingEvent? {
+        let p = parameters
+        let (angle, maxAcc, forward) = sums(peakTime: peakTime)
+        guard angle >= p.angleThreshold, maxAcc >= p.accelerationThreshold else { return nil }
+        let kind: SwingKind
+        if fastEpisode(peakTime: peakTime) >= p.serveDuration {
+            kind = .serve
+        } else if forward < 0 {
+            kind = wrist == .right ? .forehand : .backhand   // counter-clockwise about gravity
+        } else {
+            kind = wrist == .right ? .backhand : .forehand
+        }
+        return SwingEvent(time: peakTime, kind: kind, angle: angle, peakRate: peakRate)
+    }
+
+    @inline(__always) private func index(back k: Int) -> Int {
+        let i = head - k
+        return i < 0 ? i + ring.count : i
+    }
+
+    /// Length in seconds of the contiguous run of |ω| ≥ serveRate that holds the peak, within the window.
+    private func fastEpisode(peakTime: Double) -> Double {
+        let p = parameters
+        var k = 0
+        while k < filled && ring[index(back: k)].time > peakTime { k += 1 }
+        guard k < filled else { return 0 }
+        var newest = k, oldest = k
+        while newest > 0 {
+            let s = ring[index(back: newest - 1)]
+            guard s.rate >= p.serveRate, s.time <= peakTime + p.window else { break }
+            newest -= 1
+        }
+        while oldest + 1 < filled {
+            let s = ring[index(back: oldest + 1)]
+            guard s.rate >= p.serveRate, s.time >= peakTime - p.window else { break }
+            oldest += 1
+        }
+        return ring[index(back: newest)].time - ring[index(back: oldest)].time
+    }
+
+    private func sums(peakTime: Double) -> (angle: Double, maxAcc: Double, forward: Double) {
+        let p = parameters
+        var angle = 0.0, maxAcc = 0.0, forward = 0.0
+        var previousTime = Double.nan
+        for k in stride(from: filled - 1, through: 0, by: -1) {
+            var i = head - k
+            if i < 0 { i += ring.count }
+            let s = ring[i]
+            guard s.time >= peakTime - p.window && s.time <= peakTime + p.window else { continue }
+            let dt = previousTime.isNaN ? 0 : min(s.time - previousTime, p.maximumInterval)
+            previousTime = s.time
+            angle += s.rate * dt
+            maxAcc = max(maxAcc, s.acceleration)
+            if s.time >= peakTime - p.forwardSwingBefore && s.time <= peakTime + p.forwardSwingAfter {
+                forward += s.alongGravity * dt
+            }
+        }
+        return (angle, maxAcc, forward)
+    }
+}

@@ -1,0 +1,122 @@
+import SignalProcessing
+
+/// Finds heartbeats in real time in a band-passed pulse waveform (larger = more blood).
+///
+/// Each beat is timed at the steepest point of its systolic upstroke (the maximum of the first
+/// difference, refined by a parabola through its neighbours): a fiducial point far less disturbed by
+/// the dicrotic wave and by filtering than the pulse peak, so intervals between beats are precise.
+///
+/// Candidate upstrokes are held for a short decision delay; a steeper candidate arriving within that
+/// time replaces the held one (a dicrotic wave or noise wiggle loses to the true upstroke). A held
+/// candidate becomes a beat when it is at least `minimumStrength` times the typical recent upstroke
+/// and at least `refractoryFraction` of the expected period after the previous beat.
+///
+/// The expected period comes from the rate tracker through `expectedPeriod`; before that, a
+/// conservative default is used.
+public struct BeatDetector: Sendable {
+    public struct Settings: Sendable {
+        /// Decision delay as a fraction of the expected period, capped by `maximumDelay`.
+        public var delayFraction: Double = 0.35
+        /// Upper bound of the decision delay, seconds (beat events must follow the pulse quickly).
+        public var maximumDelay: Double = 0.22
+        /// Minimum time between beats as a fraction of the expected period.
+        public var refractoryFraction: Double = 0.5
+        /// Minimum upstroke steepness relative to the median of recent beats.
+        public var minimumStrength: Double = 0.3
+        /// How many recent beats set the typical steepness.
+        public var strengthMemory: Int = 8
+        public init() {}
+    }
+
+    public var settings: Settings
+    /// Sample rate of the waveform, Hz.
+    public let rate: Double
+    /// Expected beat period, seconds; set from the rate tracker.
+    public var expectedPeriod: Double = 0.6
+
+    private var index = 0
+    private var d1 = 0.0  // first difference at index - 1
+    private var d2 = 0.0  // first difference at index - 2
+    private var previous = 0.0
+    private var primed = 0
+    private var held: (time: Double, slope: Double)?
+    private var lastBeatTime: Double?
+    private var strengths: RingBuffer<Double>
+    private var sortScratch: [Double] = []
+    /// The upstroke found at the latest sample, if any: every local maximum of the slope, before any
+    /// decision (input to ``BeatTracker``). Strength is relative to the typical recent beat.
+    public private(set) var candidate: (time: Double, strength: Double)?
+    /// Median steepness of recent beats (waveform units per sample), once three beats are known.
+    public private(set) var typical: Double?
+
+    public init(rate: Double, settings: Settings = Settings()) {
+        self.rate = rate
+        self.settings = settings
+        strengths = RingBuffer(capacity: settings.strengthMemory)
+    }
+
+    /// Forgets all state (a new stretch of signal).
+    public mutating func reset() {
+        primed = 0
+        held = nil
+        lastBeatTime = nil
+        strengths.removeAll()
+        typical = nil
+        candidate = nil
+    }
+
+    /// Feeds one waveform sample at time `time` (seconds); returns a beat when one is decided.
+    public mutating func process(time: Double, value: Double) -> Beat? {
+        let d0 = value - previous
+        previous = value
+        primed += 1
+        defer {
+            d2 = d1
+            d1 = d0
+        }
+        candidate = nil
+        guard primed >= 3 else { return nil }
+        var decided: Beat?
+        let delay = min(settings.maximumDelay, settings.delayFraction * expectedPeriod)
+        if let h = held, time - h.time >= delay {
+            decided = decide(h)
+            held = nil
+        }
+        // d1 is a local maximum of the slope: an upstroke's steepest point.
+        if d1 > 0, d1 > d2, d1 >= d0 {
+            let v = Peaks.parabolicVertex(d2, d1, d0)
+            // d1 is centred half a sample before index n - 1, i.e. 1.5 samples before `time`.
+            let t = time - (1.5 - max(-0.5, min(0.5, v.offset))) / rate
+            let slope = v.value
+            candidate = (t, typical.map { slope / $0 } ?? 1)
+            if let h = held {
+                if slope > h.slope { held = (t, slope) }
+            } else {
+                held = (t, slope)
+            }
+        }
+        return decided
+    }
+
+    private mutating func decide(_ h: (time: Double, slope: Double)) -> Beat? {
+        if let last = lastBeatTime, h.time - last < settings.refractoryFraction * expectedPeriod {
+            return nil
+        }
+        if let typical, h.slope < settings.minimumStrength * typical {
+            return nil
+        }
+        strengths.append(h.slope)
+        typical = typicalStrength()
+        let interval = lastBeatTime.map { h.time - $0 }
+        lastBeatTime = h.time
+        return Beat(time: h.time, interval: interval, strength: typical.map { h.slope / $0 } ?? 1)
+    }
+
+    private mutating func typicalStrength() -> Double? {
+        guard strengths.count >= 3 else { return nil }
+        sortScratch.removeAll(keepingCapacity: true)
+        sortScratch.append(contentsOf: strengths)
+        sortScratch.sort()
+        return Statistics.percentile(sorted: sortScratch, 50)
+    }
+}

@@ -1,0 +1,131 @@
+import SignalProcessing
+
+/// Chooses the true beats among candidate upstrokes by dynamic programming, as pitch marking does
+/// for speech: every candidate (systolic upstrokes, but also dicrotic waves and noise) gets a score
+/// for its steepness, every step between two chosen candidates a penalty for departing from the
+/// expected period, and the best-scoring sequence wins. A dicrotic wave can then never push out the
+/// next true beat, as it can in a greedy detector.
+///
+/// It runs with a fixed decision lag: a beat is confirmed once it is `lag` seconds old and lies on
+/// the best sequence found so far; confirmed beats never change. At the end of a recording `finish`
+/// confirms the rest. Batch and streaming therefore give the same beats.
+public struct BeatTracker: Sendable {
+    public struct Settings: Sendable {
+        /// Seconds a beat waits before it is confirmed.
+        public var lag: Double = 2.5
+        /// Weight of the squared relative interval error ((interval - period) / period)^2.
+        public var intervalWeight: Double = 6
+        /// Allowed step between chosen candidates, in expected periods (a step over 1.5 periods
+        /// bridges a missed beat and pays for it through the interval penalty).
+        public var minimumStep: Double = 0.45
+        public var maximumStep: Double = 2.3
+        /// Candidates weaker than this fraction of the typical upstroke are not considered.
+        public var floor: Double = 0.12
+        /// Cost of starting a new sequence (after a gap with no acceptable predecessor).
+        public var startPenalty: Double = 2
+        public init() {}
+    }
+
+    private struct Candidate {
+        var time: Double
+        var strength: Double
+        var score: Double
+        var back: Int  // absolute index of predecessor, -1 for none
+        var period: Double
+        var bridged: Bool  // reached by a jump: no interval to report
+    }
+
+    public var settings: Settings
+    private var candidates: [Candidate] = []
+    private var base = 0  // absolute index of candidates[0]
+    private var anchor: Int?  // absolute index of the last confirmed beat
+    private var lastConfirmedTime: Double?
+    private var path: [Int] = []
+
+    public init(settings: Settings = Settings()) {
+        self.settings = settings
+    }
+
+    public mutating func reset() {
+        candidates.removeAll(keepingCapacity: true)
+        base = 0
+        anchor = nil
+        lastConfirmedTime = nil
+    }
+
+    /// Adds a candidate upstroke (time in seconds, strength relative to the typical upstroke) with the
+    /// expected period at that time (seconds), then confirms beats older than the lag at `now`.
+    public mutating func add(time: Double, strength: Double, period: Double, now: Double, emit: (Beat) -> Void) {
+        if strength >= settings.floor {
+            var best = -Double.infinity
+            var back = -1
+            var bestAnywhere = -1
+            for i in stride(from: candidates.count - 1, through: 0, by: -1) {
+                let c = candidates[i]
+                if bestAnywhere < 0 || c.score > candidates[bestAnywhere].score { bestAnywhere = i }
+                let step = time - c.time
+                if step < settings.minimumStep * period || step > settings.maximumStep * period { continue }
+                let e = (step - period) / period
+                let v = c.score - settings.intervalWeight * e * e
+                if v > best {
+                    best = v
+                    back = i
+                }
+            }
+            // A jump from the best sequence so far, across a gap or an artefact, costs a fixed penalty
+            // and reports no interval for this beat.
+            var bridged = false
+            if bestAnywhere >= 0, candidates[bestAnywhere].score - settings.startPenalty > best {
+                best = candidates[bestAnywhere].score - settings.startPenalty
+                back = bestAnywhere
+                bridged = true
+            }
+            if back < 0 {
+                best = 0
+                bridged = true
+            }
+            candidates.append(Candidate(time: time, strength: strength, score: best + strength,
+                                        back: back < 0 ? -1 : base + back, period: period, bridged: bridged))
+        }
+        confirm(before: now - settings.lag, emit: emit)
+    }
+
+    /// Confirms every remaining beat on the best sequence (end of the recording).
+    public mutating func finish(emit: (Beat) -> Void) {
+        confirm(before: .infinity, emit: emit)
+    }
+
+    private mutating func confirm(before limit: Double, emit: (Beat) -> Void) {
+        guard let last = candidates.last, candidates.first!.time < limit else { return }
+        // The best sequence ends at the best-scoring recent candidate.
+        var end = candidates.count - 1
+        for i in stride(from: candidates.count - 1, through: 0, by: -1) {
+            if last.time - candidates[i].time > settings.maximumStep * candidates[i].period { break }
+            if candidates[i].score > candidates[end].score { end = i }
+        }
+        path.removeAll(keepingCapacity: true)
+        var j = base + end
+        while j >= base, j != anchor {
+            path.append(j)
+            j = candidates[j - base].back
+        }
+        var newAnchor = anchor
+        for k in path.reversed() {
+            let c = candidates[k - base]
+            guard c.time < limit else { break }
+            let interval = (c.bridged || lastConfirmedTime == nil || c.back != newAnchor) ? nil : c.time - lastConfirmedTime!
+            emit(Beat(time: c.time, interval: interval, strength: c.strength))
+            lastConfirmedTime = c.time
+            newAnchor = k
+        }
+        if let a = newAnchor, a != anchor {
+            anchor = a
+            // Nothing before the confirmed beat can matter any more.
+            let drop = a - base
+            if drop > 0 {
+                candidates.removeFirst(drop)
+                base = a
+            }
+        }
+    }
+}

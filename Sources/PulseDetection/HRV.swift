@@ -1,0 +1,490 @@
+import SignalProcessing
+
+/// Heart-rate variability measures under HeartPy's names, so results compare directly with HeartPy.
+///
+/// Units: `bpm` beats per minute; `ibi`, `sdnn`, `sdsd`, `rmssd`, `hr_mad`, `sd1`, `sd2` milliseconds;
+/// `pnn20`, `pnn50` fractions in [0, 1] (HeartPy's convention, not percent); `s` ms² (Poincaré ellipse
+/// area); `lf`, `hf` ms² (band power); `sd1/sd2`, `lf/hf` ratios; `breathingrate` Hz (HeartPy's unit).
+/// A measure that cannot be computed from the accepted intervals is NaN here, absent from
+/// ``dictionary`` and `null` in JSON. Definitions: see ``HRV``.
+public struct HRVMeasures: Sendable {
+    /// Mean heart rate, 60000 / mean NN (bpm).
+    public var bpm: Double = .nan
+    /// Mean NN interval (ms).
+    public var ibi: Double = .nan
+    /// Standard deviation of NN intervals, population (ms).
+    public var sdnn: Double = .nan
+    /// Standard deviation of the absolute successive differences, population (ms), as HeartPy.
+    public var sdsd: Double = .nan
+    /// Root mean square of successive differences (ms).
+    public var rmssd: Double = .nan
+    /// Fraction of successive differences > 20 ms.
+    public var pnn20: Double = .nan
+    /// Fraction of successive differences > 50 ms.
+    public var pnn50: Double = .nan
+    /// Median absolute deviation of NN intervals from their median (ms).
+    public var hrMAD: Double = .nan
+    /// Poincaré SD1: spread across the identity line (ms).
+    public var sd1: Double = .nan
+    /// Poincaré SD2: spread along the identity line (ms).
+    public var sd2: Double = .nan
+    /// Poincaré ellipse area π SD1 SD2 (ms²).
+    public var s: Double = .nan
+    /// SD1 / SD2.
+    public var sd1sd2: Double = .nan
+    /// Dominant frequency of the NN series in the 0.1–0.4 Hz band (Hz).
+    public var breathingRate: Double = .nan
+    /// Low-frequency power, 0.04–0.15 Hz (ms²).
+    public var lf: Double = .nan
+    /// High-frequency power, 0.15–0.4 Hz (ms²).
+    public var hf: Double = .nan
+    /// LF / HF.
+    public var lfhf: Double = .nan
+
+    /// Every measure NaN (not computed).
+    public init() {}
+
+    /// HeartPy's names, in HeartPy's order.
+    public static let names = ["bpm", "ibi", "sdnn", "sdsd", "rmssd", "pnn20", "pnn50", "hr_mad",
+                               "sd1", "sd2", "s", "sd1/sd2", "breathingrate", "lf", "hf", "lf/hf"]
+
+    /// The value under a HeartPy name (NaN when not computed), or nil for an unknown name.
+    public subscript(name: String) -> Double? {
+        switch name {
+        case "bpm": bpm
+        case "ibi": ibi
+        case "sdnn": sdnn
+        case "sdsd": sdsd
+        case "rmssd": rmssd
+        case "pnn20": pnn20
+        case "pnn50": pnn50
+        case "hr_mad": hrMAD
+        case "sd1": sd1
+        case "sd2": sd2
+        case "s": s
+        case "sd1/sd2": sd1sd2
+        case "breathingrate": breathingRate
+        case "lf": lf
+        case "hf": hf
+        case "lf/hf": lfhf
+        default: nil
+        }
+    }
+
+    /// The computed measures keyed by HeartPy's names; measures that could not be computed are absent.
+    public var dictionary: [String: Double] {
+        var d: [String: Double] = [:]
+        for name in Self.names {
+            if let v = self[name], v.isFinite { d[name] = v }
+        }
+        return d
+    }
+}
+
+extension HRVMeasures: Codable {
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// Encodes every measure under its HeartPy name; a measure that was not computed is `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        for name in Self.names {
+            let v = self[name] ?? .nan
+            if v.isFinite { try c.encode(v, forKey: Key(stringValue: name)) } else { try c.encodeNil(forKey: Key(stringValue: name)) }
+        }
+    }
+
+    /// Decodes HeartPy-named fields; missing or `null` fields become NaN.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Key.self)
+        func value(_ name: String) throws -> Double {
+            try c.decodeIfPresent(Double.self, forKey: Key(stringValue: name)) ?? .nan
+        }
+        self.init()
+        bpm = try value("bpm")
+        ibi = try value("ibi")
+        sdnn = try value("sdnn")
+        sdsd = try value("sdsd")
+        rmssd = try value("rmssd")
+        pnn20 = try value("pnn20")
+        pnn50 = try value("pnn50")
+        hrMAD = try value("hr_mad")
+        sd1 = try value("sd1")
+        sd2 = try value("sd2")
+        s = try value("s")
+        sd1sd2 = try value("sd1/sd2")
+        breathingRate = try value("breathingrate")
+        lf = try value("lf")
+        hf = try value("hf")
+        lfhf = try value("lf/hf")
+    }
+}
+
+/// Why an interval was kept out of HRV.
+public enum IntervalRejection: String, Sendable, Codable, Hashable {
+    /// Shorter than ``HRV/minimumIntervalMs`` or longer than ``HRV/maximumIntervalMs``.
+    case outOfRange = "out_of_range"
+    /// More than ``HRV/maximumRelativeDeviation`` away from the median of its neighbours
+    /// (ectopic beat, missed beat, extra beat).
+    case deviatesFromNeighbours = "deviates_from_neighbours"
+    /// One of a short-long or long-short pair around a premature (ectopic) beat with its compensatory
+    /// pause, or around a beat detected too early or too late: each deviates from its local median by
+    /// more than ``HRV/pairDeviation`` in opposite directions and together they sum to two local medians
+    /// within ``HRV/pairSumTolerance``.
+    case ectopicOrMisplacedBeat = "ectopic_or_misplaced_beat"
+    /// Starts or ends at a beat the caller excluded (e.g. judged ectopic by the beat tracker).
+    case excludedBeat = "excluded_beat"
+}
+
+/// One interval kept out of HRV.
+public struct RejectedInterval: Sendable, Codable, Hashable {
+    /// Index into ``HRVResult/intervals`` (interval i runs from beat i to beat i + 1).
+    public var index: Int
+    /// The interval (ms).
+    public var intervalMs: Double
+    /// Why it was rejected.
+    public var reason: IntervalRejection
+
+    /// A rejection of interval `index` (`intervalMs` long) for `reason`.
+    public init(index: Int, intervalMs: Double, reason: IntervalRejection) {
+        self.index = index
+        self.intervalMs = intervalMs
+        self.reason = reason
+    }
+}
+
+/// HRV measures together with the intervals they came from and those rejected.
+public struct HRVResult: Sendable, Codable {
+    /// The measures (NaN where not computable).
+    public var measures: HRVMeasures
+    /// Every interval between consecutive beats (ms), accepted or not.
+    public var intervals: [Double]
+    /// The rejected intervals, in index order.
+    public var rejected: [RejectedInterval]
+
+    /// A result from its parts.
+    public init(measures: HRVMeasures, intervals: [Double], rejected: [RejectedInterval]) {
+        self.measures = measures
+        self.intervals = intervals
+        self.rejected = rejected
+    }
+
+    /// Beats judged ectopic or misplaced (indices into the beat times): the beat between the two
+    /// intervals of each ``IntervalRejection/ectopicOrMisplacedBeat`` pair. Other rejections concern
+    /// an interval, not a particular beat (a missed beat has no index).
+    public var ectopicBeats: [Int] {
+        var beats: [Int] = []
+        var k = 0
+        while k + 1 < rejected.count {
+            let a = rejected[k], b = rejected[k + 1]
+            if a.reason == .ectopicOrMisplacedBeat && b.reason == .ectopicOrMisplacedBeat && b.index == a.index + 1 {
+                beats.append(b.index)
+                k += 2
+            } else {
+                k += 1
+            }
+        }
+        return beats
+    }
+
+    /// `accepted[i]` is true when interval i went into the measures.
+    public var accepted: [Bool] {
+        var a = [Bool](repeating: true, count: intervals.count)
+        for r in rejected { a[r.index] = false }
+        return a
+    }
+}
+
+/// Heart-rate variability from accepted beats, with artefact correction first.
+///
+/// ## Artefact and ectopic correction
+/// Interval i (beat i to beat i + 1) is rejected when (rules checked in the order 1, 3, 2, 4; the
+/// first that applies is the reported reason)
+/// 1. it lies outside [``minimumIntervalMs``, ``maximumIntervalMs``] (30–240 bpm), or
+/// 2. it differs by more than ``maximumRelativeDeviation`` (20 %) from the median of its
+///    ``neighbourCount`` (10) nearest in-range neighbours (5 each side, the window shifted inward at
+///    the ends). This is Malik's 20 % rule made robust: comparing with a local median instead of the
+///    previous interval means one bad interval cannot condemn the next, and up to 4 consecutive bad
+///    intervals in a window still leave the median on normal beats. A premature (ectopic) beat gives
+///    a short interval followed by a compensatory long one, a missed beat a double interval, a false
+///    extra beat two short ones: each is caught. A slow drift is physiology, not artefact, and stays.
+///    The threshold stays at 20 % even in calm rhythms: a local median of an oscillating series is
+///    biased at its peaks (±9 % sinus arrhythmia over 8 beats puts a peak 16 % above the median of its
+///    neighbours), so a lower fixed threshold would reject normal sinus arrhythmia.
+/// 3. with the next interval it forms a short-long or long-short pair: each more than
+///    ``pairDeviation`` (10 %) from its local median, or ``pairSpreadFactor`` (5.2) times the
+///    neighbours' spread if that is more, in opposite directions, and the two summing to
+///    two local medians within ``pairSumTolerance`` (10 %). This is the signature of a premature beat
+///    followed by its compensatory pause, and of a beat whose time was detected early or late (the
+///    beat's neighbours are fine, only its position moved); it catches ectopic beats only 10–20 %
+///    premature, which rule 2 misses. (Lipponen & Tarvainen 2019 detect the same patterns in dRR
+///    with thresholds adapted to each recording's spread; this is a simpler relative of it.)
+/// Rules 2 and 3 need at least ``minimumNeighbours`` (5) in-range neighbours; with fewer, intervals are kept.
+/// 4. Intervals touching a beat the caller excludes are rejected as well.
+///
+/// ## Definitions (HeartPy 1.2.6 `analysis.py`, re-implemented)
+/// On the accepted intervals (NN, ms): `bpm` = 60000 / mean, `ibi` = mean, `sdnn` = population
+/// standard deviation, `hr_mad` = median |NN - median NN|. Successive differences |NN[i+1] - NN[i]| are
+/// taken only where both intervals are accepted: `rmssd` = √mean(d²), `sdsd` = population standard
+/// deviation of the |d| (HeartPy's choice; the textbook SDSD uses signed d), `pnn20`/`pnn50` =
+/// fraction of d > 20 / 50 ms. Poincaré pairs (NN[i], NN[i+1]) with both accepted: `sd1`, `sd2` =
+/// population standard deviations of (NN[i] - NN[i+1]) / √2 and (NN[i] + NN[i+1]) / √2, `s` = π sd1 sd2.
+///
+/// ## Frequency domain
+/// Accepted NN values are placed at the time of the beat ending each interval and interpolated with a
+/// natural cubic spline (HeartPy: a cubic smoothing spline) onto a uniform ``resamplingRate`` (4 Hz)
+/// grid, across rejected intervals. Welch (Hann, 50 % overlap, mean removed, density) with segments of
+/// ``welchSegmentSeconds`` (240 s, HeartPy's `welch_wsize`) or the whole series if shorter. `lf` / `hf`
+/// = trapezoidal integral of the density over the bins in [0.04, 0.15) / [0.15, 0.4) Hz with HeartPy's
+/// `dx = Δf`. Needs the resampled series to span ``minimumSpectralSeconds`` (50 s: two periods of
+/// 0.04 Hz); otherwise NaN. HeartPy resamples at 4 samples per mean beat instead of 4 Hz (identical at
+/// 60 bpm) and computes LF/HF on any length with a warning.
+///
+/// `breathingrate`: the 4 Hz NN series band-passed 0.1–0.4 Hz (Butterworth order 2, forward-backward,
+/// as HeartPy), Welch with the whole series as one segment if shorter than 30 s, otherwise segments of
+/// max(30 s, duration / 10) (HeartPy's choice), and the frequency of the largest density within
+/// 0.1–0.4 Hz (HeartPy takes the global maximum of the filtered spectrum). Needs
+/// ``minimumBreathingSeconds`` (20 s: two periods of 0.1 Hz).
+///
+/// - Complexity: O(n) for the time domain plus O(m log m) for the spectra (m = 4 Hz samples).
+public enum HRV {
+    /// Shortest plausible interval, ms (240 bpm).
+    public static let minimumIntervalMs = 250.0
+    /// Longest plausible interval, ms (30 bpm).
+    public static let maximumIntervalMs = 2000.0
+    /// Largest accepted relative deviation from the local median (Malik et al. 1989's 20 % rule).
+    public static let maximumRelativeDeviation = 0.20
+    /// Smallest deviation from the local median, each way, for a short-long / long-short pair to be
+    /// judged an ectopic or misplaced beat (10 %: beat-to-beat sinus changes of opposite sign that large
+    /// on consecutive beats are rare, while premature beats 10–20 % early, which the 20 % rule misses,
+    /// are common; e.g. PhysioNet v102s).
+    public static let pairDeviation = 0.10
+    /// The pair threshold grows to this many times the neighbours' spread (see
+    /// ``localReferences(_:inRange:)``) when they vary a lot (sinus arrhythmia, a step in rate, an
+    /// alternating rhythm), so normal variability is not read as ectopy. 5.2 is Lipponen & Tarvainen's
+    /// (2019) multiplier of the quartile deviation, which equals the MAD for a symmetric distribution.
+    public static let pairSpreadFactor = 5.2
+    /// Fewest in-range neighbours needed to judge an interval by rules 2 and 3 (fewer: kept).
+    public static let minimumNeighbours = 5
+    /// How close the pair's sum must be to two local medians (a full compensatory pause, or a beat time
+    /// shifted within its interval, keeps the sum), as a fraction.
+    public static let pairSumTolerance = 0.10
+    /// Neighbours (in-range intervals, excluding the interval itself) whose median is the reference.
+    public static let neighbourCount = 10
+    /// Uniform resampling rate of the NN series for spectra, Hz (Task Force 1996 convention).
+    public static let resamplingRate = 4.0
+    /// Welch segment length for LF/HF, seconds (HeartPy's `welch_wsize` default).
+    public static let welchSegmentSeconds = 240.0
+    /// LF band [low, high) Hz (Task Force 1996).
+    public static let lfBand = (low: 0.04, high: 0.15)
+    /// HF band [low, high) Hz (Task Force 1996).
+    public static let hfBand = (low: 0.15, high: 0.4)
+    /// Band searched for the breathing rate, Hz (HeartPy's `bw_cutoff`).
+    public static let breathingBand = (low: 0.1, high: 0.4)
+    /// Minimum span of the resampled NN series for LF/HF, seconds.
+    public static let minimumSpectralSeconds = 50.0
+    /// Minimum span of the resampled NN series for the breathing rate, seconds.
+    public static let minimumBreathingSeconds = 20.0
+
+    /// HRV from beat times.
+    /// - Parameters:
+    ///   - beatTimes: times of the accepted beats in seconds, increasing (e.g. the beat tracker's output).
+    ///   - excludedBeats: indices into `beatTimes` of beats to keep out (both intervals touching each
+    ///     are rejected with reason ``IntervalRejection/excludedBeat``).
+    /// - Returns: the measures, all intervals (ms, `intervals[i]` from beat i to i + 1) and the rejected ones.
+    public static func measures(beatTimes: [Double], excludedBeats: [Int] = []) -> HRVResult {
+        guard beatTimes.count >= 2 else {
+            return HRVResult(measures: HRVMeasures(), intervals: [], rejected: [])
+        }
+        var intervals = [Double](repeating: 0, count: beatTimes.count - 1)
+        for i in intervals.indices { intervals[i] = (beatTimes[i + 1] - beatTimes[i]) * 1000 }
+        var excluded = Set<Int>()
+        for b in excludedBeats {
+            if b - 1 >= 0 && b - 1 < intervals.count { excluded.insert(b - 1) }
+            if b >= 0 && b < intervals.count { excluded.insert(b) }
+        }
+        // Interval i is placed at the time of beat i + 1, relative to the first beat.
+        let times = (1..<beatTimes.count).map { beatTimes[$0] - beatTimes[0] }
+        return analyse(intervals: intervals, times: times, excluded: excluded)
+    }
+
+    /// HRV from consecutive intervals between beats (ms), as HeartPy's `process_rr`; interval i is
+    /// placed at time Σ intervals[0...i].
+    public static func measures(intervals: [Double]) -> HRVResult {
+        var t = 0.0
+        let times = intervals.map { v -> Double in
+            t += v / 1000
+            return t
+        }
+        return analyse(intervals: intervals, times: times, excluded: [])
+    }
+
+    /// The intervals (ms) to reject, in index order, by the rules in ``HRV``.
+    public static func rejections(intervals: [Double], excluded: Set<Int> = []) -> [RejectedInterval] {
+        let n = intervals.count
+        var inRange = [Bool](repeating: false, count: n)
+        for i in 0..<n {
+            let v = intervals[i]
+            inRange[i] = v.isFinite && v >= minimumIntervalMs && v <= maximumIntervalMs
+        }
+        let local = localReferences(intervals, inRange: inRange)
+        var reason = [IntervalRejection?](repeating: nil, count: n)
+        for i in 0..<n where !inRange[i] { reason[i] = .outOfRange }
+        // Short-long or long-short pairs summing to about two normal intervals.
+        var i = 0
+        while i + 1 < n {
+            if let a = local[i], let b = local[i + 1] {
+                let d0 = (intervals[i] - a.median) / a.median, d1 = (intervals[i + 1] - b.median) / b.median
+                let t0 = max(pairDeviation, pairSpreadFactor * a.spread / a.median)
+                let t1 = max(pairDeviation, pairSpreadFactor * b.spread / b.median)
+                let sum = (intervals[i] + intervals[i + 1]) / (a.median + b.median)
+                if abs(d0) > t0 && abs(d1) > t1 && (d0 > 0) != (d1 > 0) && abs(sum - 1) <= pairSumTolerance {
+                    reason[i] = .ectopicOrMisplacedBeat
+                    reason[i + 1] = .ectopicOrMisplacedBeat
+                    i += 2
+                    continue
+                }
+            }
+            i += 1
+        }
+        for i in 0..<n where reason[i] == nil {
+            if let r = local[i]?.median, abs(intervals[i] - r) > maximumRelativeDeviation * r {
+                reason[i] = .deviatesFromNeighbours
+            } else if excluded.contains(i) {
+                reason[i] = .excludedBeat
+            }
+        }
+        return (0..<n).compactMap { i in
+            reason[i].map { RejectedInterval(index: i, intervalMs: intervals[i], reason: $0) }
+        }
+    }
+
+    /// For each in-range interval, the median and the spread (median absolute deviation, ms) of its
+    /// ``neighbourCount`` nearest in-range neighbours (half each side, the window shifted inward at the
+    /// ends); nil when fewer than ``minimumNeighbours`` exist (too little context to judge). The spread
+    /// is large in strong sinus arrhythmia and across a step in rate, small in a calm rhythm with
+    /// occasional ectopic beats (which, being a minority, barely move it). A strictly alternating
+    /// rhythm (bigeminy) has a spread near zero, so its intervals are rejected as ectopic pairs.
+    static func localReferences(_ intervals: [Double], inRange: [Bool]) -> [(median: Double, spread: Double)?] {
+        let candidates = intervals.indices.filter { inRange[$0] }
+        var result = [(median: Double, spread: Double)?](repeating: nil, count: intervals.count)
+        var window: [Double] = []
+        window.reserveCapacity(neighbourCount)
+        let half = neighbourCount / 2
+        let last = candidates.count - 1
+        for (position, i) in candidates.enumerated() {
+            var lo = position - half, hi = position + half
+            if lo < 0 { hi = min(last, hi - lo); lo = 0 }
+            if hi > last { lo = max(0, lo - (hi - last)); hi = last }
+            window.removeAll(keepingCapacity: true)
+            for k in lo...hi where k != position { window.append(intervals[candidates[k]]) }
+            if window.count >= minimumNeighbours {
+                result[i] = (Statistics.median(window), Statistics.medianAbsoluteDeviation(window))
+            }
+        }
+        return result
+    }
+
+    static func analyse(intervals: [Double], times: [Double], excluded: Set<Int>) -> HRVResult {
+        let rejected = rejections(intervals: intervals, excluded: excluded)
+        var accepted = [Bool](repeating: true, count: intervals.count)
+        for r in rejected { accepted[r.index] = false }
+        var m = HRVMeasures()
+        let nn = intervals.indices.filter { accepted[$0] }.map { intervals[$0] }
+        if !nn.isEmpty {
+            let mean = Statistics.mean(nn)
+            m.ibi = mean
+            m.bpm = 60_000 / mean
+            m.hrMAD = Statistics.medianAbsoluteDeviation(nn)
+            if nn.count >= 2 { m.sdnn = populationStandardDeviation(nn) }
+        }
+        // Successive differences and Poincaré pairs: both intervals accepted.
+        var diffs: [Double] = []
+        var across: [Double] = [], along: [Double] = []
+        for i in 0..<max(0, intervals.count - 1) where accepted[i] && accepted[i + 1] {
+            let a = intervals[i], b = intervals[i + 1]
+            diffs.append(abs(b - a))
+            across.append((a - b) / 2.0.squareRoot())
+            along.append((a + b) / 2.0.squareRoot())
+        }
+        if !diffs.isEmpty {
+            m.rmssd = (diffs.reduce(0) { $0 + $1 * $1 } / Double(diffs.count)).squareRoot()
+            m.pnn20 = Double(diffs.filter { $0 > 20 }.count) / Double(diffs.count)
+            m.pnn50 = Double(diffs.filter { $0 > 50 }.count) / Double(diffs.count)
+        }
+        if diffs.count >= 2 {
+            m.sdsd = populationStandardDeviation(diffs)
+            m.sd1 = populationStandardDeviation(across)
+            m.sd2 = populationStandardDeviation(along)
+            m.s = Double.pi * m.sd1 * m.sd2
+            m.sd1sd2 = m.sd1 / m.sd2
+        }
+        frequencyDomain(intervals: intervals, times: times, accepted: accepted, into: &m)
+        return HRVResult(measures: m, intervals: intervals, rejected: rejected)
+    }
+
+    /// The accepted NN series (ms) on a uniform ``resamplingRate`` grid from the first to the last
+    /// accepted interval's time (s), by natural cubic spline; nil with fewer than 2 accepted intervals.
+    /// `times[i]` is the time of the beat that ends interval i.
+    public static func resampledNN(intervals: [Double], times: [Double], accepted: [Bool]) -> UniformSignal? {
+        // Accepted intervals in strictly increasing time (beat times that went backwards are skipped).
+        var x: [Double] = [], y: [Double] = []
+        for i in intervals.indices where accepted[i] && times[i].isFinite && (x.last.map { times[i] > $0 } ?? true) {
+            x.append(times[i])
+            y.append(intervals[i])
+        }
+        guard x.count >= 2 else { return nil }
+        let spline = CubicSpline(x: x, y: y)
+        let count = Int(((x[x.count - 1] - x[0]) * resamplingRate).rounded(.down)) + 1
+        let grid = (0..<count).map { x[0] + Double($0) / resamplingRate }
+        return UniformSignal(start: x[0], rate: resamplingRate, values: spline.evaluate(at: grid))
+    }
+
+    private static func frequencyDomain(intervals: [Double], times: [Double], accepted: [Bool],
+                                        into m: inout HRVMeasures) {
+        guard let series = resampledNN(intervals: intervals, times: times, accepted: accepted) else { return }
+        let fs = resamplingRate
+        let span = Double(series.values.count) / fs
+        if span >= minimumSpectralSeconds {
+            let segment = min(series.values.count, Int(welchSegmentSeconds * fs))
+            let psd = Spectrum.welch(series.values, sampleRate: fs, segmentLength: segment)
+            m.lf = heartPyBandPower(psd, lfBand.low, lfBand.high)
+            m.hf = heartPyBandPower(psd, hfBand.low, hfBand.high)
+            m.lfhf = m.lf / m.hf
+        }
+        if span >= minimumBreathingSeconds {
+            let filter = Butterworth.bandPass(order: 2, low: breathingBand.low, high: breathingBand.high, sampleRate: fs)
+            let breathing = filter.filtfilt(series.values)
+            // HeartPy: one segment below 30 s, else max(30 s, duration / 10).
+            let thirty = Int(30 * fs)
+            let segment = breathing.count < thirty ? breathing.count : max(breathing.count / 10, thirty)
+            let psd = Spectrum.welch(breathing, sampleRate: fs, segmentLength: segment)
+            if let k = psd.peakIndex(low: breathingBand.low, high: breathingBand.high) {
+                m.breathingRate = psd.frequencies[k]
+            }
+        }
+    }
+
+    /// numpy `trapz(psd[(f >= low) & (f < high)], dx: Δf)`, HeartPy's band power (ms²).
+    private static func heartPyBandPower(_ psd: PowerSpectrum, _ low: Double, _ high: Double) -> Double {
+        let df = psd.resolution
+        var total = 0.0
+        var previous: Double?
+        for k in psd.frequencies.indices where psd.frequencies[k] >= low && psd.frequencies[k] < high {
+            if let p = previous { total += (p + psd.power[k]) / 2 * df }
+            previous = psd.power[k]
+        }
+        return total
+    }
+
+    private static func populationStandardDeviation(_ x: [Double]) -> Double {
+        let m = Statistics.mean(x)
+        var s = 0.0
+        for v in x { s += (v - m) * (v - m) }
+        return (s / Double(x.count)).squareRoot()
+    }
+}

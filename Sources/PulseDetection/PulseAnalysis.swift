@@ -1,0 +1,94 @@
+/// The result of running the pulse pipeline over a whole recording.
+///
+/// Built by running ``PulseAnalyzer`` (the live pipeline) over every input, so a batch analysis and
+/// a live session over the same inputs report the same beats and rates.
+public struct PulseAnalysis: Sendable {
+    /// Every tracker update (one per hop), reported or declined.
+    public var updates: [QualityReport] = []
+    /// Rates the pipeline reported (confidence at or above the minimum).
+    public var rates: [RateEstimate] = []
+    /// All tracker estimates, including declined ones, aligned with `updates`.
+    public var estimates: [RateEstimate] = []
+    /// Confirmed beats; `isArtifact` marks beats whose interval HRV's correction rejected.
+    public var beats: [Beat] = []
+    /// HRV from the confirmed beats (intervals across gaps excluded), nil with fewer than 3 beats.
+    public var hrv: HRVResult?
+    public var contactEvents: [PulseEvent] = []
+    public var gaps: [(from: Double, to: Double)] = []
+    public var rejections = PulseAnalyzer.Rejections()
+    /// Length of the analysis window the estimates cover, seconds.
+    public var analysisWindow: Double = 10
+    public var minimumConfidence: Double = 0.35
+
+    /// Runs the pipeline over `inputs` (time order).
+    /// - Parameter observe: called with every event as the live pipeline emits it (for drawing).
+    public static func run<S: Sequence>(_ inputs: S, sampleRate: Double,
+                                         settings: PulseAnalyzer.Settings = .init(),
+                                         observe: ((PulseEvent) -> Void)? = nil) -> PulseAnalysis
+    where S.Element == PulseInput {
+        var settings = settings
+        if observe == nil { settings.emitsWaveform = false }
+        var analyzer = PulseAnalyzer(sampleRate: sampleRate, settings: settings)
+        var result = PulseAnalysis()
+        result.analysisWindow = settings.windowSeconds
+        result.minimumConfidence = settings.minimumConfidence
+        let handle: (PulseEvent) -> Void = { event in
+            observe?(event)
+            switch event {
+            case .waveform: break
+            case .beat: break
+            case .confirmedBeat(let b): result.beats.append(b)
+            case .rate(let r): result.rates.append(r)
+            case .quality(let q):
+                result.updates.append(q)
+                result.estimates.append(RateEstimate(time: q.time, bpm: q.trackedBPM, confidence: q.index))
+            case .contactFound, .contactLost: result.contactEvents.append(event)
+            case .gap(let a, let b): result.gaps.append((a, b))
+            }
+        }
+        for input in inputs { analyzer.process(input, emit: handle) }
+        analyzer.finish(emit: handle)
+        result.rejections = analyzer.rejections
+        result.computeHRV()
+        return result
+    }
+
+    private mutating func computeHRV() {
+        guard beats.count >= 3 else { return }
+        // A beat reached across a gap or a bridged artefact has no interval: keep it out.
+        let excluded = beats.indices.filter { $0 > 0 && beats[$0].interval == nil }
+        let result = HRV.measures(beatTimes: beats.map(\.time), excludedBeats: excluded)
+        for r in result.rejected where r.index + 1 < beats.count { beats[r.index + 1].isArtifact = true }
+        hrv = result
+    }
+
+    /// The whole recording's heart rate: the median of the reported rates, with their median
+    /// confidence; nil when fewer than a third of the updates were confident enough to report.
+    public var heartRate: RateEstimate? {
+        guard !rates.isEmpty, rates.count * 3 >= updates.count else { return nil }
+        let bpm = Statistics.median(rates.map(\.bpm))
+        let confidence = Statistics.median(rates.map(\.confidence))
+        return RateEstimate(time: rates.last!.time, bpm: bpm, confidence: confidence)
+    }
+
+    /// The answer for the window [start, start + length] seconds: the median of the estimates whose
+    /// analysis windows lie inside it (or, for windows shorter than the analysis window, that end in
+    /// it), reported when at least half of them are confident enough; otherwise bpm is nil and the
+    /// confidence says why.
+    public func window(start: Double, length: Double) -> (bpm: Double?, confidence: Double) {
+        let eps = 1e-6
+        var inside = estimates.filter {
+            $0.time - analysisWindow >= start - eps && $0.time <= start + length + eps
+        }
+        if inside.isEmpty {
+            inside = estimates.filter { $0.time > start + eps && $0.time <= start + length + eps }
+        }
+        guard !inside.isEmpty else { return (nil, 0) }
+        let confidence = Statistics.median(inside.map(\.confidence))
+        let good = inside.filter { $0.confidence >= minimumConfidence }
+        guard good.count * 2 >= inside.count, !good.isEmpty else { return (nil, confidence) }
+        return (Statistics.median(good.map(\.bpm)), confidence)
+    }
+}
+
+import SignalProcessing

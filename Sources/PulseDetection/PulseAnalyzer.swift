@@ -1,0 +1,300 @@
+import SignalProcessing
+
+/// The live fingertip (or PPG) pipeline: inputs in, events out.
+///
+/// Stages, each its own value type: ``ContactDetector`` (colour input only) -> uniform resampling from
+/// timestamps -> per-channel Butterworth band-passes designed for the sample rate -> ``BeatDetector``
+/// on each channel -> ``RateTracker`` every hop on decimated windows, which also chooses the channel
+/// whose beats and waveform are reported and grades the signal. Rates are reported only when the
+/// tracker's confidence reaches `minimumConfidence`.
+///
+/// Colour inputs give four channels: red, green, blue (inverted: more blood, less light) and hue
+/// (oriented by its correlation with the best colour channel). PPG inputs give one channel, taken as
+/// recorded (larger = more blood).
+///
+/// Inputs with non-finite values, or whose time does not increase, are skipped and counted. A silence
+/// longer than `maximumGap` ends the current stretch: a `.gap` event, and analysis starts afresh.
+///
+/// - Complexity: O(1) per input sample (amortised); O(window) work every hop.
+public struct PulseAnalyzer: Sendable {
+    public struct Settings: Sendable {
+        /// Band of the beat waveform, Hz: the pulse wave and its first harmonics (a common PPG band;
+        /// Elgendi 2013 uses 0.5-8 Hz). Upper edge lowered to 40 % of the sample rate if needed.
+        public var beatBand: ClosedRange<Double> = 0.5...5
+        /// Band of the rate tracker's signal, Hz: 30-240 bpm with margin.
+        public var trackerBand: ClosedRange<Double> = 0.5...4
+        /// Target analysis rate of the tracker after decimation, Hz (at least 2.5x the band's top).
+        public var trackerRate: Double = 10
+        /// Analysis window and hop, seconds.
+        public var windowSeconds: Double = 10
+        public var hopSeconds: Double = 1
+        /// The first rate is attempted once this much signal is in, seconds.
+        public var minimumWindowSeconds: Double = 5
+        /// Rates with lower confidence are not reported (declined), 0...1. Chosen on MTHS as the
+        /// balance of answering and being right; the same value on odd- and even-numbered subjects
+        /// gives 86 % / 76 % answered with 84 % / 90 % within 5 bpm (`vitals eval fingertip --subset`).
+        public var minimumConfidence: Double = 0.35
+        /// Whether `.waveform` events are emitted (a batch analysis that draws nothing turns them off).
+        public var emitsWaveform = true
+        /// Longest silence bridged by interpolation, seconds.
+        public var maximumGap: Double = 1
+        public var tracker = RateTracker.Settings()
+        public var beats = BeatDetector.Settings()
+        public var beatTracker = BeatTracker.Settings()
+        public var contact = ContactDetector.Settings()
+        public init() {}
+    }
+
+    /// Counts of inputs the analyzer skipped, and why.
+    public struct Rejections: Sendable, Equatable {
+        public var nonFinite = 0
+        public var nonIncreasingTime = 0
+        public var wrongKind = 0
+    }
+
+    public let settings: Settings
+    /// Rate of the uniform grid the analysis runs on, Hz.
+    public let sampleRate: Double
+    public private(set) var rejections = Rejections()
+    /// The channel names for the current input kind.
+    public private(set) var channelNames: [String] = []
+
+    private var isColor: Bool?
+    private var contact: ContactDetector
+    private var resamplers: [UniformResampler] = []
+    private var beatFilters: [BiquadCascade] = []
+    private var trackerFilters: [BiquadCascade] = []
+    private var detectors: [BeatDetector] = []
+    private var trackers: [BeatTracker] = []
+    /// Upstrokes seen before the first rate estimate, per channel (bounded).
+    private var earlyCandidates: [RingBuffer<(time: Double, strength: Double)>] = []
+    private var hasPeriod = false
+    private var windows: [RingBuffer<Double>] = []
+    private var windowScratch: [[Double]] = []
+    private var tracker: RateTracker
+    private var orientation: [Double] = []
+    private let decimation: Int
+    private let hopSamples: Int
+    private let minimumSamples: Int
+    private var gridCount = 0
+    private var lastTime: Double?
+    private var selected = 0
+    private var scale = 1.0
+    private var latestBPM: Double?
+    private var pendingGrid: [(time: Double, values: SIMD4<Double>)] = []
+
+    /// - Parameters:
+    ///   - sampleRate: the rate of the uniform grid, Hz: the source's nominal frame or sample rate.
+    public init(sampleRate: Double, settings: Settings = Settings()) {
+        precondition(sampleRate >= 5, "sample rate must be at least 5 Hz")
+        self.sampleRate = sampleRate
+        self.settings = settings
+        contact = ContactDetector(settings: settings.contact)
+        decimation = max(1, Int((sampleRate / settings.trackerRate).rounded(.down)))
+        let trackerRate = sampleRate / Double(decimation)
+        tracker = RateTracker(rate: trackerRate, hop: settings.hopSeconds, settings: settings.tracker)
+        hopSamples = max(1, Int((settings.hopSeconds * sampleRate).rounded()))
+        minimumSamples = Int((settings.minimumWindowSeconds * sampleRate).rounded())
+    }
+
+    private mutating func configure(color: Bool) {
+        isColor = color
+        channelNames = color ? ["red", "green", "blue", "hue"] : ["ppg"]
+        let n = channelNames.count
+        let top = min(settings.beatBand.upperBound, 0.4 * sampleRate)
+        let beat = Butterworth.bandPass(order: 2, low: settings.beatBand.lowerBound, high: top, sampleRate: sampleRate)
+        let trackerTop = min(settings.trackerBand.upperBound, 0.4 * sampleRate / Double(decimation))
+        let track = Butterworth.bandPass(order: 2, low: settings.trackerBand.lowerBound, high: trackerTop,
+                                         sampleRate: sampleRate)
+        resamplers = Array(repeating: UniformResampler(rate: sampleRate), count: n)
+        beatFilters = Array(repeating: beat, count: n)
+        trackerFilters = Array(repeating: track, count: n)
+        detectors = Array(repeating: BeatDetector(rate: sampleRate, settings: settings.beats), count: n)
+        trackers = Array(repeating: BeatTracker(settings: settings.beatTracker), count: n)
+        // Up to 4 upstrokes a second over the first window (fast heart rate, dicrotic waves, noise).
+        earlyCandidates = Array(repeating: RingBuffer(capacity: Int(4 * settings.windowSeconds) + 8), count: n)
+        let capacity = max(8, Int((settings.windowSeconds * tracker.rate).rounded()))
+        windows = Array(repeating: RingBuffer(capacity: capacity), count: n)
+        windowScratch = Array(repeating: [], count: n)
+        for i in 0..<n { windowScratch[i].reserveCapacity(capacity) }
+        orientation = color ? [-1, -1, -1, 1] : [1]
+        pendingGrid.reserveCapacity(64)
+    }
+
+    /// Starts a new stretch of signal: filters, detectors and the rate history start afresh.
+    private mutating func restart() {
+        guard let color = isColor else { return }
+        let n = color ? 4 : 1
+        for i in 0..<n {
+            resamplers[i].reset()
+            beatFilters[i].reset()
+            trackerFilters[i].reset()
+            detectors[i].reset()
+            trackers[i].reset()
+            windows[i].removeAll()
+        }
+        tracker.reset()
+        hasPeriod = false
+        for i in 0..<n { earlyCandidates[i].removeAll() }
+        gridCount = 0
+        latestBPM = nil
+    }
+
+    /// Feeds one input; calls `emit` for each event it causes, in time order.
+    public mutating func process(_ input: PulseInput, emit: (PulseEvent) -> Void) {
+        let color: Bool
+        let t = input.time
+        var values = SIMD4<Double>(repeating: 0)
+        switch input {
+        case .color(let c):
+            color = true
+            values = SIMD4(c.red, c.green, c.blue, c.hue)
+        case .ppg(_, let v):
+            color = false
+            values[0] = v
+        }
+        if isColor == nil { configure(color: color) }
+        guard isColor == color else {
+            rejections.wrongKind += 1
+            return
+        }
+        guard t.isFinite, values[0].isFinite, values[1].isFinite, values[2].isFinite, values[3].isFinite else {
+            rejections.nonFinite += 1
+            return
+        }
+        if let last = lastTime {
+            guard t > last else {
+                rejections.nonIncreasingTime += 1
+                return
+            }
+            if t - last > settings.maximumGap {
+                emit(.gap(from: last, to: t))
+                restart()
+            }
+        }
+        lastTime = t
+        if case .color(let c) = input {
+            if let event = contact.process(c) {
+                emit(event)
+                if case .contactLost = event { restart() }
+            }
+            guard contact.inContact else { return }
+        }
+        let n = channelNames.count
+        var grid: [(time: Double, values: SIMD4<Double>)] = []
+        swap(&grid, &pendingGrid)  // reuse the buffer without overlapping access to self
+        grid.removeAll(keepingCapacity: true)
+        for ch in 0..<n {
+            var k = 0
+            resamplers[ch].process(time: t, value: values[ch]) { gt, gv in
+                if ch == 0 { grid.append((gt, SIMD4(repeating: 0))) }
+                grid[k].values[ch] = gv
+                k += 1
+            }
+        }
+        for g in grid { processGrid(time: g.time, values: g.values, emit: emit) }
+        swap(&grid, &pendingGrid)
+    }
+
+    /// Ends the stream: confirms the beats still inside the beat tracker's decision lag.
+    public mutating func finish(emit: (PulseEvent) -> Void) {
+        guard selected < trackers.count else { return }
+        trackers[selected].finish { emit(.confirmedBeat($0)) }
+    }
+
+    private mutating func processGrid(time: Double, values: SIMD4<Double>, emit: (PulseEvent) -> Void) {
+        let n = channelNames.count
+        gridCount += 1
+        let decimate = gridCount % decimation == 0
+        for ch in 0..<n {
+            let y = orientation[ch] * beatFilters[ch].process(values[ch])
+            let z = trackerFilters[ch].process(values[ch])
+            if decimate { windows[ch].append(z) }
+            if let beat = detectors[ch].process(time: time, value: y), ch == selected, latestBPM != nil {
+                emit(.beat(beat))
+            }
+            if let c = detectors[ch].candidate {
+                if hasPeriod {
+                    let isSelected = ch == selected
+                    trackers[ch].add(time: c.time, strength: c.strength, period: detectors[ch].expectedPeriod, now: time) { beat in
+                        if isSelected { emit(.confirmedBeat(beat)) }
+                    }
+                } else if earlyCandidates[ch].count < earlyCandidates[ch].capacity {
+                    // Held until the first rate estimate gives the beat tracker a period.
+                    earlyCandidates[ch].append(c)
+                }
+            }
+            if ch == selected && settings.emitsWaveform {
+                emit(.waveform(WaveformSample(time: time, value: y / scale)))
+            }
+        }
+        guard gridCount >= minimumSamples, gridCount % hopSamples == 0 else { return }
+        analyseWindow(endTime: time + 1 / sampleRate, emit: emit)
+    }
+
+    private mutating func analyseWindow(endTime: Double, emit: (PulseEvent) -> Void) {
+        let n = channelNames.count
+        for ch in 0..<n {
+            windowScratch[ch].removeAll(keepingCapacity: true)
+            windowScratch[ch].append(contentsOf: windows[ch])
+        }
+        guard let u = tracker.update(windows: windowScratch) else { return }
+        if isColor == true { orientHue(best: u.channel) }
+        selected = u.channel
+        let w = windowScratch[u.channel]
+        if u.spread > 0 { scale = u.spread }
+        let period = 60 / u.bpm
+        for ch in 0..<n { detectors[ch].expectedPeriod = period }
+        if !hasPeriod {
+            hasPeriod = true
+            for ch in 0..<n {
+                let isSelected = ch == selected
+                for c in earlyCandidates[ch] {
+                    trackers[ch].add(time: c.time, strength: c.strength, period: period, now: c.time) { beat in
+                        if isSelected { emit(.confirmedBeat(beat)) }
+                    }
+                }
+                earlyCandidates[ch].removeAll()
+            }
+        }
+        let report = QualityReport(time: endTime, index: u.confidence, trackedBPM: u.bpm, spectralConcentration: u.concentration / (1 + u.concentration),
+                                   channelAgreement: u.agreement, skewness: skewness(w) * orientation[u.channel],
+                                   perfusionPercent: .nan, channel: channelNames[u.channel])
+        emit(.quality(report))
+        if u.confidence >= settings.minimumConfidence {
+            latestBPM = u.bpm
+            emit(.rate(RateEstimate(time: endTime, bpm: u.bpm, confidence: u.confidence)))
+        }
+    }
+
+    /// Hue has no physical orientation: align it with the best colour channel's oriented signal.
+    private mutating func orientHue(best: Int) {
+        let reference = best == 3 ? 1 : best
+        let a = windowScratch[3], b = windowScratch[reference]
+        guard a.count == b.count, a.count > 2 else { return }
+        var sab = 0.0, saa = 0.0, sbb = 0.0
+        for i in a.indices {
+            sab += a[i] * b[i]
+            saa += a[i] * a[i]
+            sbb += b[i] * b[i]
+        }
+        guard saa > 0, sbb > 0 else { return }
+        let r = sab / (saa * sbb).squareRoot() * orientation[reference]
+        if abs(r) > 0.3 { orientation[3] = r > 0 ? 1 : -1 }
+    }
+
+    private func skewness(_ w: [Double]) -> Double {
+        let n = Double(w.count)
+        guard n > 2 else { return 0 }
+        let m = w.reduce(0, +) / n
+        var m2 = 0.0, m3 = 0.0
+        for v in w {
+            let d = v - m
+            m2 += d * d
+            m3 += d * d * d
+        }
+        m2 /= n
+        m3 /= n
+        return m2 > 0 ? m3 / (m2 * m2.squareRoot()) : 0
+    }
+}

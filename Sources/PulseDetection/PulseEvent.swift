@@ -1,0 +1,93 @@
+/// One input to the pulse pipeline: a camera frame reduced to its mean colour, or one sample of a
+/// photoplethysmogram recorded by another device (a pulse oximeter, a watch).
+public enum PulseInput: Sendable, Equatable {
+    /// A frame's mean colour (fingertip on the lens, torch on).
+    case color(ColorSample)
+    /// One PPG sample: `time` in seconds, `value` in the recording's own units (larger = more blood).
+    case ppg(time: Double, value: Double)
+
+    /// The sample's time, seconds.
+    public var time: Double {
+        switch self {
+        case .color(let c): c.time
+        case .ppg(let t, _): t
+        }
+    }
+}
+
+/// A point of the pulse waveform for drawing: the band-passed, orientation-corrected signal of the
+/// channel currently used, in units of its recent robust spread (roughly -3...3).
+public struct WaveformSample: Sendable, Equatable {
+    /// Seconds.
+    public var time: Double
+    /// Dimensionless: signal divided by its recent robust standard deviation.
+    public var value: Double
+}
+
+/// A heartbeat.
+public struct Beat: Sendable, Equatable {
+    /// The beat's fiducial time in seconds: the steepest point of the systolic upstroke, refined to a
+    /// fraction of a sample. It precedes the pulse peak by roughly 0.1 s.
+    public var time: Double
+    /// Seconds since the previous beat of the same uninterrupted stretch, or nil for the first.
+    public var interval: Double?
+    /// Upstroke steepness relative to the recent typical beat (1 = typical).
+    public var strength: Double
+    /// True when the interval is judged ectopic or an artefact (kept out of HRV).
+    public var isArtifact: Bool = false
+
+    public init(time: Double, interval: Double?, strength: Double, isArtifact: Bool = false) {
+        self.time = time
+        self.interval = interval
+        self.strength = strength
+        self.isArtifact = isArtifact
+    }
+}
+
+/// A heart-rate estimate over an analysis window ending at `time`.
+public struct RateEstimate: Sendable, Equatable {
+    /// End of the analysis window, seconds.
+    public var time: Double
+    /// Beats per minute.
+    public var bpm: Double
+    /// 0...1: how much the signal supports this rate (spectral concentration, agreement of channels
+    /// and of the rate history). Rates below the pipeline's minimum confidence are not reported.
+    public var confidence: Double
+}
+
+/// Why the pipeline declined or how well the signal supports an answer, over the latest window.
+public struct QualityReport: Sendable, Equatable {
+    /// End of the analysis window, seconds.
+    public var time: Double
+    /// 0...1 overall signal quality index (the rate confidence).
+    public var index: Double
+    /// The tracker's rate for this window, bpm, whether or not it was confident enough to report.
+    public var trackedBPM: Double
+    /// Fraction of the pulse band's power at the tracked rate and its harmonic, 0...1.
+    public var spectralConcentration: Double
+    /// Fraction of usable channels whose own spectral peak agrees with the tracked rate, 0...1.
+    public var channelAgreement: Double
+    /// Skewness of the oriented pulse waveform (clean pulses are positively skewed).
+    public var skewness: Double
+    /// Perfusion: pulsatile amplitude over the mean level of the chosen channel, percent (NaN for
+    /// derived channels such as hue).
+    public var perfusionPercent: Double
+    /// Which channel carried the pulse: "red", "green", "blue", "hue" or "ppg".
+    public var channel: String
+}
+
+/// Everything the live pipeline reports, in time order.
+public enum PulseEvent: Sendable, Equatable {
+    case waveform(WaveformSample)
+    /// A beat as soon as it is seen (within 250 ms of the pulse), for animation and sound.
+    case beat(Beat)
+    /// A beat confirmed by the beat tracker after its decision lag; these are the beats intervals and
+    /// HRV are computed from.
+    case confirmedBeat(Beat)
+    case rate(RateEstimate)
+    case contactFound(time: Double)
+    case contactLost(time: Double)
+    case quality(QualityReport)
+    /// The input stopped for longer than the pipeline bridges; analysis restarted after it.
+    case gap(from: Double, to: Double)
+}

@@ -1,0 +1,261 @@
+import Foundation
+import SignalProcessing
+
+/// Tracks the heart rate from the spectra of recent signal windows, and grades how far the signal
+/// supports it.
+///
+/// Every hop it takes the latest window of each channel (band-passed and decimated to a low analysis
+/// rate), clips artefacts at three robust standard deviations, and computes a Hann-windowed,
+/// zero-padded power spectrum normalised to the pulse band's power. The channel whose spectrum is most
+/// concentrated at its peak is used. A forward Viterbi pass over a grid of rates then combines the
+/// spectrum with the rate history (heart rate changes smoothly: a random walk of `driftBPMPerSqrtSecond`),
+/// so that a window dominated by a motion artefact does not throw the estimate to a spurious peak.
+///
+/// Confidence is the mean of three views, each 0...1: how concentrated the chosen spectrum is at the
+/// tracked rate and its harmonic (`c / (1 + c)` for concentration ratio `c`), the fraction of usable
+/// channels whose own spectral peak agrees with the tracked rate, and how well the window repeats
+/// itself one beat period later (autocorrelation; motion shared by all channels fails here).
+public struct RateTracker: Sendable {
+    /// Settings for the tracker.
+    public struct Settings: Sendable {
+        /// Slowest and fastest plausible heart rates, bpm (sinus bradycardia in athletes to maximal
+        /// exercise).
+        public var minBPM: Double = 38
+        public var maxBPM: Double = 220
+        /// How fast the heart rate may drift, bpm per square root of a second: 4 bpm over 5 s
+        /// (a random walk), in line with heart-rate change at rest and in light activity.
+        public var driftBPMPerSqrtSecond: Double = 1.79
+        /// Half-width of the band counted as "at the peak" for concentration, Hz.
+        public var peakHalfWidthHz: Double = 0.12
+        /// A channel agrees with the tracked rate when its own peak is within this many bpm.
+        public var agreementBPM: Double = 6
+        /// Window length over which spectra are weighed per update, seconds (evidence weight of one
+        /// update is hop / (window / 2), so overlapping windows are not counted many times over).
+        public var windowSeconds: Double = 10
+        /// Largest spacing of the spectral grid, bpm (zero padding); parabolic interpolation refines
+        /// the peak between bins.
+        public var binBPM: Double = 2.5
+        public init() {}
+    }
+
+    public let settings: Settings
+    /// Analysis sample rate, Hz.
+    public let rate: Double
+    /// Seconds between updates.
+    public let hop: Double
+    private let fftLength: Int
+    private var fft: RealFFT
+    private var frame: [Double]
+    private let lowBin: Int
+    private let highBin: Int
+    private let totalLowBin: Int
+    private let totalHighBin: Int
+    private var forward: [Double]
+    private var scratchForward: [Double]
+    private var hasHistory = false
+    private var re: [Double]
+    private var im: [Double]
+    private var best: [Double]
+    private var spectrum: [Double]
+    private var sortScratch: [Double]
+    private var hann: [Double] = []
+    private var lastSpread = 0.0
+    /// The latest window after clipping and mean removal, and the chosen channel's.
+    private var clipped: [Double] = []
+    private var bestClipped: [Double] = []
+    private let transitionReach: Int
+    private let transition: [Double]
+
+    /// - Parameters:
+    ///   - rate: the analysis sample rate of the windows it will be given, Hz.
+    ///   - hop: seconds between calls to `update`.
+    public init(rate: Double, hop: Double, settings: Settings = Settings()) {
+        self.settings = settings
+        self.rate = rate
+        self.hop = hop
+        var n = 16
+        while Double(n) < rate * 60 / settings.binBPM { n *= 2 }
+        fftLength = n
+        fft = RealFFT(count: n)
+        frame = [Double](repeating: 0, count: n)
+        let binHz = rate / Double(n)
+        lowBin = max(1, Int((settings.minBPM / 60 / binHz).rounded(.down)))
+        highBin = min(n / 2 - 1, Int((settings.maxBPM / 60 / binHz).rounded(.up)))
+        totalLowBin = max(1, Int((0.5 / binHz).rounded(.down)))
+        totalHighBin = min(n / 2, Int((5.0 / binHz).rounded(.up)))
+        let states = highBin - lowBin + 1
+        forward = [Double](repeating: 0, count: states)
+        scratchForward = forward
+        re = [Double](repeating: 0, count: n)
+        im = [Double](repeating: 0, count: n)
+        best = [Double](repeating: 0, count: n / 2 + 1)
+        spectrum = best
+        sortScratch = []
+        let sigmaBins = settings.driftBPMPerSqrtSecond * hop.squareRoot() / (binHz * 60)
+        transitionReach = max(1, Int((4 * sigmaBins).rounded(.up)))
+        transition = (0...transitionReach).map { d in -0.5 * (Double(d) / sigmaBins) * (Double(d) / sigmaBins) }
+    }
+
+    /// Forgets the rate history (after a gap or loss of contact).
+    public mutating func reset() {
+        hasHistory = false
+    }
+
+    /// The result of one update.
+    public struct Update: Sendable, Equatable {
+        public var bpm: Double
+        public var confidence: Double
+        /// Index of the channel used.
+        public var channel: Int
+        public var concentration: Double
+        public var agreement: Double
+        /// Robust standard deviation (1.4826 MAD) of the chosen channel's window.
+        public var spread: Double
+        /// Normalised autocorrelation of the chosen window at one beat period, -1...1: a pulse repeats
+        /// itself beat after beat; motion and noise do not.
+        public var periodicity: Double
+    }
+
+    /// Analyses the latest window of each channel (equal lengths, oldest first) and advances the
+    /// tracker one hop. Channels that are flat (no variation) are ignored.
+    /// - Returns: nil when no channel has any variation.
+    public mutating func update(windows: [[Double]]) -> Update? {
+        var bestChannel = -1
+        var bestConcentration = -1.0
+        var bestSpread = 0.0
+        var peaks: [Double] = []
+        for (c, w) in windows.enumerated() {
+            guard computeSpectrum(w) else { continue }
+            let k = peakBin(spectrum)
+            let f = refinedFrequency(spectrum, k)
+            peaks.append(f * 60)
+            let conc = concentration(spectrum, atHz: f)
+            if conc > bestConcentration {
+                bestConcentration = conc
+                bestChannel = c
+                bestSpread = lastSpread
+                swap(&best, &spectrum)
+                swap(&bestClipped, &clipped)
+            }
+        }
+        guard bestChannel >= 0 else { return nil }
+        // Forward Viterbi step on the chosen spectrum.
+        let weight = hop / (settings.windowSeconds / 2)
+        let states = forward.count
+        best.withUnsafeBufferPointer { s in
+            if !hasHistory {
+                for i in 0..<states { forward[i] = weight * log(s[lowBin + i] + 1e-6) }
+            } else {
+                for i in 0..<states {
+                    var m = -Double.infinity
+                    let lo = max(0, i - transitionReach), hi = min(states - 1, i + transitionReach)
+                    for j in lo...hi {
+                        let v = forward[j] + transition[abs(i - j)]
+                        if v > m { m = v }
+                    }
+                    scratchForward[i] = m + weight * log(s[lowBin + i] + 1e-6)
+                }
+                swap(&forward, &scratchForward)
+            }
+        }
+        hasHistory = true
+        var top = 0
+        var topValue = -Double.infinity
+        for i in 0..<states where forward[i] > topValue {
+            topValue = forward[i]
+            top = i
+        }
+        for i in 0..<states { forward[i] -= topValue }
+        let f = refinedFrequency(best, lowBin + top)
+        let bpm = min(settings.maxBPM, max(settings.minBPM, f * 60))
+        let conc = concentration(best, atHz: f)
+        let agreeing = peaks.filter { abs($0 - bpm) <= settings.agreementBPM }.count
+        let agreement = Double(agreeing) / Double(max(1, peaks.count))
+        let periodicity = autocorrelation(bestClipped, lagSeconds: 60 / bpm)
+        let confidence = (agreement + conc / (1 + conc) + max(0, periodicity)) / 3
+        return Update(bpm: bpm, confidence: confidence, channel: bestChannel, concentration: conc, agreement: agreement,
+                      spread: bestSpread, periodicity: periodicity)
+    }
+
+    /// Fills `spectrum` with the robustly normalised, Hann-windowed power spectrum of `w`, divided by
+    /// its 0.5-5 Hz power. Returns false for a window too short or without variation.
+    private mutating func computeSpectrum(_ w: [Double]) -> Bool {
+        let n = w.count
+        guard n >= 8 else { return false }
+        sortScratch.removeAll(keepingCapacity: true)
+        sortScratch.append(contentsOf: w)
+        let median = sortScratch.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
+        for i in 0..<n { sortScratch[i] = abs(w[i] - median) }
+        let spread = 1.4826 * sortScratch.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
+        guard spread > 0, spread.isFinite else { return false }
+        lastSpread = spread
+        let limit = 3.0
+        var mean = 0.0
+        for i in 0..<n {
+            let z = min(limit, max(-limit, (w[i] - median) / spread))
+            frame[i] = z
+            mean += z
+        }
+        mean /= Double(n)
+        clipped.removeAll(keepingCapacity: true)
+        for i in 0..<n { clipped.append(frame[i] - mean) }
+        if hann.count != n {
+            hann = (0..<n).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(n - 1)) }
+        }
+        for i in 0..<n { frame[i] = (frame[i] - mean) * hann[i] }
+        for i in n..<fftLength { frame[i] = 0 }
+        fft.forward(frame, re: &re, im: &im)
+        var total = 0.0
+        for k in 0...(fftLength / 2) {
+            let p = re[k] * re[k] + im[k] * im[k]
+            spectrum[k] = p
+            if k >= totalLowBin && k <= totalHighBin { total += p }
+        }
+        guard total > 0 else { return false }
+        let inv = 1 / total
+        for k in 0...(fftLength / 2) { spectrum[k] *= inv }
+        return true
+    }
+
+    /// Normalised autocorrelation of `x` at a lag of `lagSeconds`, interpolated between whole lags.
+    private func autocorrelation(_ x: [Double], lagSeconds: Double) -> Double {
+        let lag = lagSeconds * rate
+        let l0 = Int(lag.rounded(.down))
+        guard l0 >= 1, l0 + 1 < x.count else { return 0 }
+        var energy = 0.0
+        for v in x { energy += v * v }
+        guard energy > 0 else { return 0 }
+        func at(_ l: Int) -> Double {
+            var s = 0.0
+            for i in 0..<(x.count - l) { s += x[i] * x[i + l] }
+            return s / energy * Double(x.count) / Double(x.count - l)
+        }
+        let f = lag - Double(l0)
+        return (1 - f) * at(l0) + f * at(l0 + 1)
+    }
+
+    private func peakBin(_ s: [Double]) -> Int {
+        var k = lowBin
+        for i in lowBin...highBin where s[i] > s[k] { k = i }
+        return k
+    }
+
+    private func refinedFrequency(_ s: [Double], _ k: Int) -> Double {
+        let binHz = rate / Double(fftLength)
+        guard k > 0, k < s.count - 1 else { return Double(k) * binHz }
+        let v = Peaks.parabolicVertex(s[k - 1], s[k], s[k + 1])
+        return (Double(k) + max(-0.5, min(0.5, v.offset))) * binHz
+    }
+
+    /// Power within ±peakHalfWidth of `f` and of `2f`, over the rest of the 0.5-5 Hz power.
+    private func concentration(_ s: [Double], atHz f: Double) -> Double {
+        let binHz = rate / Double(fftLength)
+        var at = 0.0
+        for h in [f, 2 * f] {
+            let lo = max(totalLowBin, Int(((h - settings.peakHalfWidthHz) / binHz).rounded(.up)))
+            let hi = min(totalHighBin, Int(((h + settings.peakHalfWidthHz) / binHz).rounded(.down)))
+            if lo <= hi { for k in lo...hi { at += s[k] } }
+        }
+        return at / max(1e-12, 1 - at)
+    }
+}

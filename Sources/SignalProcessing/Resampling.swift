@@ -1,0 +1,138 @@
+/// Samples on a uniform time grid: sample k is at `start + k / rate` seconds.
+public struct UniformSignal: Sendable, Hashable {
+    /// Time of the first sample, seconds.
+    public var start: Double
+    /// Samples per second (Hz).
+    public var rate: Double
+    /// The samples.
+    public var values: [Double]
+
+    /// A signal whose first sample is at `start` seconds, `rate` samples per second.
+    public init(start: Double, rate: Double, values: [Double]) {
+        self.start = start
+        self.rate = rate
+        self.values = values
+    }
+
+    /// Time of sample `k`, seconds.
+    @inlinable public func time(at k: Int) -> Double { start + Double(k) / rate }
+
+    /// The times of all samples, seconds.
+    public var times: [Double] { values.indices.map { time(at: $0) } }
+
+    /// Time span covered, seconds (`(count - 1) / rate`; 0 when empty).
+    public var duration: Double { values.count > 1 ? Double(values.count - 1) / rate : 0 }
+}
+
+/// Streaming linear resampler onto a uniform grid: feed `(time, value)` pairs in time order, get the
+/// grid samples out as soon as the input brackets them.
+///
+/// The grid starts at the first sample's time; grid point k is at `start + k / rate` (computed by
+/// multiplication, so no drift accumulates over long inputs). Each grid point is the linear
+/// interpolation between the two input samples around it; an input sample exactly on a grid point
+/// gives its value. Samples whose time is not after the previous sample's (repeated or backwards
+/// timestamps) are ignored; validating timestamps is the caller's job. Gaps are interpolated across.
+///
+/// - Complexity: O(1) amortised per input sample plus O(1) per output sample; allocates nothing.
+public struct UniformResampler: Sendable, Hashable {
+    /// Output rate, Hz.
+    public let rate: Double
+    /// Time of grid point 0 (the first input's time), or nil before any input.
+    public private(set) var start: Double?
+    /// Index of the next grid point to emit.
+    public private(set) var nextIndex: Int = 0
+    private var previousTime = 0.0
+    private var previousValue = 0.0
+
+    /// A resampler producing `rate` samples per second (> 0).
+    public init(rate: Double) {
+        precondition(rate > 0 && rate.isFinite, "resampling rate must be positive and finite")
+        self.rate = rate
+    }
+
+    /// Clears all state; the next sample starts a new grid.
+    public mutating func reset() {
+        start = nil
+        nextIndex = 0
+    }
+
+    /// Feeds one input sample; calls `emit(time, value)` for each grid point now determined
+    /// (zero or more), in order.
+    @inlinable
+    public mutating func process(time: Double, value: Double, emit: (_ time: Double, _ value: Double) -> Void) {
+        processImpl(time: time, value: value, emit: emit)
+    }
+
+    /// Feeds one input sample and appends the grid values now determined to `output`.
+    public mutating func process(time: Double, value: Double, into output: inout [Double]) {
+        processImpl(time: time, value: value) { _, v in output.append(v) }
+    }
+
+    @usableFromInline
+    mutating func processImpl(time t: Double, value v: Double, emit: (Double, Double) -> Void) {
+        guard let t0 = start else {
+            start = t
+            previousTime = t
+            previousValue = v
+            emit(t, v)
+            nextIndex = 1
+            return
+        }
+        guard t > previousTime else { return }
+        let dt = t - previousTime
+        while true {
+            let tk = t0 + Double(nextIndex) / rate
+            if tk > t { break }
+            let u = (tk - previousTime) / dt
+            emit(tk, previousValue + (v - previousValue) * u)
+            nextIndex += 1
+        }
+        previousTime = t
+        previousValue = v
+    }
+}
+
+/// Resampling of timestamped samples.
+public enum Resampling {
+    /// Linear interpolation of `(times, values)` onto a uniform grid of `rate` Hz starting at `times[0]`
+    /// and ending at the last grid point not after the last time. Runs ``UniformResampler`` over the
+    /// input, so batch and streaming results are identical. Times must increase; samples that do not
+    /// (repeats, steps back) are skipped.
+    /// - Parameters:
+    ///   - times: sample times in seconds.
+    ///   - values: samples, same count as `times`.
+    ///   - rate: output samples per second (Hz).
+    /// - Complexity: O(n + output count).
+    public static func uniform(times: [Double], values: [Double], rate: Double) -> UniformSignal {
+        precondition(times.count == values.count, "times and values must have the same count")
+        var resampler = UniformResampler(rate: rate)
+        var out: [Double] = []
+        if let first = times.first, let last = times.last, last > first {
+            out.reserveCapacity(Int(((last - first) * rate).rounded(.down)) + 1)
+        }
+        for i in times.indices {
+            resampler.process(time: times[i], value: values[i], into: &out)
+        }
+        return UniformSignal(start: times.first ?? 0, rate: rate, values: out)
+    }
+
+    /// Linear interpolation of `(times, values)` (increasing times) at query times `at`, which must
+    /// also increase (one forward scan); queries outside the input span take the nearest end value
+    /// (numpy's `interp`).
+    /// - Complexity: O(n + m).
+    public static func interpolate(times: [Double], values: [Double], at queries: [Double]) -> [Double] {
+        precondition(times.count == values.count, "times and values must have the same count")
+        guard !times.isEmpty else { return [Double](repeating: .nan, count: queries.count) }
+        var out = [Double](repeating: 0, count: queries.count)
+        var j = 0
+        let n = times.count
+        for (q, tq) in queries.enumerated() {
+            if tq <= times[0] { out[q] = values[0]; continue }
+            if tq >= times[n - 1] { out[q] = values[n - 1]; continue }
+            while j + 1 < n && times[j + 1] < tq { j += 1 }
+            let t0 = times[j], t1 = times[j + 1]
+            out[q] = t1 > t0 ? values[j] + (values[j + 1] - values[j]) * (tq - t0) / (t1 - t0) : values[j + 1]
+        }
+        return out
+    }
+}

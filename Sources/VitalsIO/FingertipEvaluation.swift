@@ -1,0 +1,124 @@
+import Foundation
+import PulseDetection
+import SignalProcessing
+
+/// Scores the fingertip pipeline on a folder laid out like MTHS: `subject_NN.csv` (`time_s,r,g,b`)
+/// with `subject_NN_truth.csv` (`time_s,hr_bpm,...`, pulse-oximeter heart rate once a second).
+///
+/// Windows of `window` seconds every `hop` seconds; a window's truth is the mean of the oximeter
+/// values inside it (ends included); windows starting before `skipFirst` seconds are not scored.
+public struct FingertipEvaluation: Sendable {
+    public struct Window: Sendable {
+        public var start: Double
+        public var truth: Double
+        public var bpm: Double?
+        public var confidence: Double
+    }
+
+    public struct Subject: Sendable {
+        public var name: String
+        public var windows: [Window]
+        public var wholeBPM: Double?
+        public var truthMedian: Double
+        /// Why the oximeter's numbers look unreliable for this subject, if they do.
+        public var truthNotes: [String]
+    }
+
+    public var subjects: [Subject] = []
+
+    public static func run(directory: String, window: Double = 10, hop: Double = 5, skipFirst: Double = 10,
+                           settings: PulseAnalyzer.Settings = .init()) throws -> FingertipEvaluation {
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory)
+            .filter { $0.hasSuffix(".csv") && !$0.hasSuffix("_truth.csv") }
+            .filter { name in FileManager.default.fileExists(atPath: directory + "/" + name.dropLast(4) + "_truth.csv") }
+            .sorted()
+        guard !files.isEmpty else {
+            throw InputError(.fileNotFound, "\(directory): no NAME.csv with NAME_truth.csv pairs")
+        }
+        var result = FingertipEvaluation()
+        for file in files {
+            let name = String(file.dropLast(4))
+            let recording = try PulseRecording.load(path: directory + "/" + file)
+            let truthCSV = try CSVFile(path: directory + "/" + name + "_truth.csv")
+            let tCol = try truthCSV.requireColumn("time_s")
+            let hCol = try truthCSV.requireColumn("hr_bpm")
+            let truth = try truthCSV.numericColumns([tCol, hCol])
+            let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate, settings: settings)
+            var windows: [Window] = []
+            for s in HeartRateReport.windowStarts(duration: recording.duration, length: window, hop: hop) where s >= skipFirst - 1e-9 {
+                var values: [Double] = []
+                for (t, h) in zip(truth[0], truth[1]) where t >= s - 1e-9 && t <= s + window + 1e-9 && h.isFinite {
+                    values.append(h)
+                }
+                guard !values.isEmpty else { continue }
+                let w = analysis.window(start: s, length: window)
+                windows.append(Window(start: s, truth: Statistics.mean(values), bpm: w.bpm, confidence: w.confidence))
+            }
+            let finite = truth[1].filter(\.isFinite)
+            var notes: [String] = []
+            let run = longestConstantRun(truth[0], truth[1])
+            if run >= 20 { notes.append(String(format: "oximeter reading constant for %.0f s", run)) }
+            let whole = analysis.heartRate
+            if let whole, whole.confidence >= 0.8, abs(whole.bpm - Statistics.median(finite)) > 10 {
+                notes.append(String(format: "a clean pulse (confidence %.2f) at %.0f bpm disagrees with the oximeter's %.0f",
+                                    whole.confidence, whole.bpm, Statistics.median(finite)))
+            }
+            result.subjects.append(Subject(name: name, windows: windows, wholeBPM: whole?.bpm,
+                                           truthMedian: Statistics.median(finite), truthNotes: notes))
+        }
+        return result
+    }
+
+    static func longestConstantRun(_ t: [Double], _ v: [Double]) -> Double {
+        var best = 0.0
+        var start = 0
+        for i in 1..<max(1, v.count) {
+            if v[i] != v[start] || !v[i].isFinite {
+                best = max(best, t[i - 1] - t[start])
+                start = i
+            }
+        }
+        if !v.isEmpty { best = max(best, t[v.count - 1] - t[start]) }
+        return best
+    }
+
+    /// The summary measures over a set of windows.
+    public struct Summary: Sendable {
+        public var scored = 0
+        public var answered = 0
+        public var within5 = 0
+        public var medianAbsoluteError = Double.nan
+        public var meanAbsoluteError = Double.nan
+        public var halfOrDouble = 0
+        public var subjects = 0
+        public var subjectsWithin5 = 0
+        public var answeredFraction: Double { Double(answered) / Double(max(1, scored)) }
+        public var within5Fraction: Double { Double(within5) / Double(max(1, answered)) }
+        public var halfOrDoubleFraction: Double { Double(halfOrDouble) / Double(max(1, answered)) }
+        public var subjectsWithin5Fraction: Double { Double(subjectsWithin5) / Double(max(1, subjects)) }
+    }
+
+    public static func summarize(_ subjects: [Subject]) -> Summary {
+        var s = Summary()
+        var errors: [Double] = []
+        for subject in subjects {
+            s.subjects += 1
+            if let w = subject.wholeBPM, abs(w - subject.truthMedian) <= 5 { s.subjectsWithin5 += 1 }
+            for w in subject.windows {
+                s.scored += 1
+                guard let bpm = w.bpm else { continue }
+                s.answered += 1
+                let e = abs(bpm - w.truth)
+                errors.append(e)
+                if e <= 5 { s.within5 += 1 }
+                let ratio = bpm / w.truth
+                if abs(ratio - 0.5) <= 0.1 || abs(ratio - 2) <= 0.2 { s.halfOrDouble += 1 }
+            }
+        }
+        s.medianAbsoluteError = Statistics.median(errors)
+        s.meanAbsoluteError = Statistics.mean(errors)
+        return s
+    }
+
+    public var summary: Summary { Self.summarize(subjects) }
+}

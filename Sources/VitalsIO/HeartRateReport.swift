@@ -1,0 +1,68 @@
+import PulseDetection
+
+/// The `vitals heart-rate --json` document. Field names are fixed by the issue that introduced them;
+/// fields may be added, never renamed.
+public enum HeartRateReport {
+    /// Window starts 0, hop, 2 hop, ... while start + length <= duration.
+    public static func windowStarts(duration: Double, length: Double, hop: Double) -> [Double] {
+        guard length > 0, hop > 0 else { return [] }
+        var starts: [Double] = []
+        var k = 0
+        while Double(k) * hop + length <= duration + 1e-9 {
+            starts.append(Double(k) * hop)
+            k += 1
+        }
+        return starts
+    }
+
+    public static func json(input: String, recording: PulseRecording, analysis: PulseAnalysis,
+                            hrv: JSON, window: (length: Double, hop: Double)?) -> JSON {
+        var fields: [(String, JSON)] = []
+        fields.append(("input", .string(input)))
+        fields.append(("duration_s", .num(recording.duration, digits: 3)))
+        fields.append(("sample_rate_hz", .num(recording.sampleRate, digits: 3)))
+        let hr = analysis.heartRate
+        fields.append(("heart_rate", .object([
+            ("bpm", .num(hr?.bpm, digits: 2)),
+            ("confidence", .num(hr?.confidence ?? Statistics.median(analysis.estimates.map(\.confidence)), digits: 3)),
+        ])))
+        var windows: [JSON] = []
+        if let window {
+            for s in windowStarts(duration: recording.duration, length: window.length, hop: window.hop) {
+                let w = analysis.window(start: s, length: window.length)
+                windows.append(.object([
+                    ("start_s", .num(s, digits: 3)), ("end_s", .num(s + window.length, digits: 3)),
+                    ("bpm", .num(w.bpm, digits: 2)), ("confidence", .num(w.confidence, digits: 3)),
+                ]))
+            }
+        }
+        fields.append(("windows", .array(windows)))
+        fields.append(("beats", .array(analysis.beats.map { b in
+            .object([
+                ("time_s", .num(b.time, digits: 4)),
+                ("ibi_ms", .num(b.interval.map { $0 * 1000 }, digits: 2)),
+                ("artifact", .bool(b.isArtifact)),
+            ])
+        })))
+        fields.append(("hrv", hrv))
+        let q = analysis.updates
+        let reported = Double(analysis.rates.count) / Double(max(1, q.count))
+        fields.append(("quality", .object([
+            ("windows_analysed", .number(Double(q.count))),
+            ("fraction_confident", .num(reported, digits: 3)),
+            ("median_index", .num(Statistics.median(q.map(\.index)), digits: 3)),
+            ("channel", .string(mostCommon(q.map(\.channel)) ?? recording.columns)),
+            ("gaps", .array(recording.gaps.map { .object([("from_s", .num($0.from, digits: 3)), ("to_s", .num($0.to, digits: 3))]) })),
+            ("skipped_samples", .number(Double(analysis.rejections.nonFinite + analysis.rejections.nonIncreasingTime))),
+        ])))
+        return .object(fields)
+    }
+
+    static func mostCommon(_ xs: [String]) -> String? {
+        var counts: [String: Int] = [:]
+        for x in xs { counts[x, default: 0] += 1 }
+        return counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key
+    }
+}
+
+import SignalProcessing

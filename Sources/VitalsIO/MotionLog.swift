@@ -1,0 +1,573 @@
+import Foundation
+import MotionAnalysis
+
+/// Units an acceleration column can be recorded in.
+public enum AccelerationUnit: String, Sendable, CaseIterable {
+    /// Standard gravities (Core Motion's unit).
+    case g
+    /// Metres per second squared (Android, MPU-6050 exports); 1 g = 9.80665 m/s².
+    case metersPerSecondSquared = "m/s2"
+
+    /// Multiply a value in this unit by this factor to get g in Core Motion's sign convention.
+    ///
+    /// Logs in m/s² (Android's sensor API, raw MPU-6050 exports) report specific force, reading
+    /// +1 g upward on a device at rest; Core Motion reads −1 g there (acceleration along gravity).
+    /// The factor therefore also flips the sign.
+    public var toG: Double { self == .g ? 1 : -1 / 9.80665 }
+}
+
+/// Units a rotation-rate column can be recorded in.
+public enum RotationUnit: String, Sendable, CaseIterable {
+    /// Radians per second (Core Motion's unit).
+    case radiansPerSecond = "rad/s"
+    /// Degrees per second (most raw gyroscope exports).
+    case degreesPerSecond = "deg/s"
+
+    /// Multiply a value in this unit by this factor to get rad/s.
+    public var toRadiansPerSecond: Double { self == .radiansPerSecond ? 1 : Double.pi / 180 }
+}
+
+/// How to read a motion log: explicit column names and units override what the reader recognises.
+public struct MotionLogOptions: Sendable {
+    /// Role -> header name, e.g. `["time": "ts", "gyro.x": "Gx"]`. Roles: `time`, `gravity.x|y|z`,
+    /// `user.x|y|z` (user acceleration), `accel.x|y|z` (total acceleration), `gyro.x|y|z`,
+    /// `quat.w|x|y|z`, `roll`, `pitch`, `yaw`, `mag.x|y|z`, `altitude`, `pressure`.
+    public var columns: [String: String]
+    /// Unit of every acceleration column (total, user, gravity); nil: the layout's or inferred, and said so.
+    public var accelerationUnit: AccelerationUnit?
+    /// Unit of every rotation-rate column; nil: the layout's or inferred, and said so.
+    public var rotationUnit: RotationUnit?
+
+    public init(columns: [String: String] = [:], accelerationUnit: AccelerationUnit? = nil,
+                rotationUnit: RotationUnit? = nil) {
+        self.columns = columns
+        self.accelerationUnit = accelerationUnit
+        self.rotationUnit = rotationUnit
+    }
+
+    /// Parses a `--columns` mapping `role=name,role=name`.
+    /// - Throws: `InputError.unsupportedFormat` naming an unknown role or a malformed pair.
+    public static func parseColumns(_ text: String) throws -> [String: String] {
+        var out: [String: String] = [:]
+        for pair in text.split(separator: ",") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw InputError(.unsupportedFormat, "--columns: '\(pair)' is not role=column")
+            }
+            guard MotionLog.roles.contains(parts[0]) else {
+                throw InputError(.unsupportedFormat,
+                                 "--columns: unknown role '\(parts[0])'; roles are \(MotionLog.roles.joined(separator: ", "))")
+            }
+            out[parts[0]] = parts[1]
+        }
+        return out
+    }
+}
+
+/// A motion recording read from CSV, in Core Motion's units (g, rad/s, µT, m, kPa) with times in
+/// seconds from the first sample. Channels the log does not have are nil.
+///
+/// Recognised layouts: Core Motion field names as iPhone logging apps write them (`motionGravityX`,
+/// `motionRotationRateX`, `motionUserAccelerationX`, `motionQuaternionW`, `accelerometerAccelerationX`,
+/// `gyroRotationX`, `loggingTime`, ...; a unit suffix like `(G)` is read), the Exermote layout
+/// (`Device: xGravity`, `Device: xAcceleration`, `Device: pitch`, `Device: xRotationRate`,
+/// `timeStampSaved` as `YYYY-MM-DD hh:mm:ss:mmm`), InfluxDB annotated CSV exports of raw IMUs
+/// (`_time`, `Ax`, `Gx`, ...), and generic names (`time`, `acc_x`, `gyro_x`, ...). Unknown columns are
+/// ignored. Label columns are never read.
+public struct MotionLog: Sendable {
+    /// Where the log came from.
+    public var source: String
+    /// Seconds from the first kept sample, strictly increasing.
+    public var time: [Double]
+    /// Gravity unit vectors in g (device frame), when the log has them.
+    public var gravity: [Vector3]?
+    /// User acceleration in g, gravity removed, when the log has it.
+    public var userAcceleration: [Vector3]?
+    /// Total acceleration in g (gravity included), when the log has raw accelerometer columns.
+    public var acceleration: [Vector3]?
+    /// Rotation rate in rad/s.
+    public var rotationRate: [Vector3]?
+    /// Attitude from quaternion or roll/pitch/yaw columns.
+    public var attitude: [Attitude]?
+    /// Magnetic field in µT.
+    public var magneticField: [Vector3]?
+    /// Relative altitude in metres.
+    public var relativeAltitude: [Double]?
+    /// Pressure in kPa.
+    public var pressure: [Double]?
+    /// Corrections the reader made and assumptions it took, one sentence each (print them on stderr).
+    public var notes: [String]
+    /// Median sampling rate in Hz.
+    public var sampleRate: Double
+    /// Gaps longer than `gapFactor` median intervals: (index of the first sample after the gap, length s).
+    public var gaps: [(index: Int, seconds: Double)]
+
+    /// Every role a `--columns` mapping may name.
+    public static let roles: [String] = [
+        "time", "gravity.x", "gravity.y", "gravity.z", "user.x", "user.y", "user.z",
+        "accel.x", "accel.y", "accel.z", "gyro.x", "gyro.y", "gyro.z",
+        "quat.w", "quat.x", "quat.y", "quat.z", "roll", "pitch", "yaw",
+        "mag.x", "mag.y", "mag.z", "altitude", "pressure",
+    ]
+
+    /// A gap is an interval longer than this many median intervals.
+    public static let gapFactor = 3.0
+
+    /// Number of samples.
+    public var count: Int { time.count }
+
+    /// Reads a motion log from `path`.
+    /// - Throws: `InputError` for a missing file, missing columns (the message lists what exists),
+    ///   non-numeric fields, time that does not increase, or units that contradict the data.
+    public static func read(path: String, options: MotionLogOptions = MotionLogOptions()) throws -> MotionLog {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw InputError(.fileNotFound, "\(path): no such file")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError(.unreadable, "\(path): cannot be read")
+        }
+        return try parse(bytes: [UInt8](data), source: path, options: options)
+    }
+
+    /// Parses a motion log already in memory. See `read(path:options:)`.
+    public static func parse(bytes input: [UInt8], source: String,
+                             options: MotionLogOptions = MotionLogOptions()) throws -> MotionLog {
+        var notes: [String] = []
+        var bytes = input
+        if InfluxAnnotatedCSV.isAnnotated(bytes) {
+            bytes = InfluxAnnotatedCSV.plainCSV(bytes)
+            notes.append("read as InfluxDB annotated CSV")
+        }
+        let csv = try CSVFile(bytes: bytes, source: source)
+        let header = csv.header
+        let keys = header.map(Self.key)
+
+        func find(_ role: String) throws -> Int? {
+            if let name = options.columns[role] {
+                guard let i = header.firstIndex(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) else {
+                    throw InputError(.missingColumn,
+                                     "\(source): column '\(name)' (for \(role)) not found in header: \(header.joined(separator: ","))")
+                }
+                return i
+            }
+            for alias in Self.aliases[role] ?? [] {
+                if let i = keys.firstIndex(of: alias) { return i }
+            }
+            return nil
+        }
+        func triple(_ prefix: String) throws -> [Int]? {
+            let found = try ["x", "y", "z"].map { try find("\(prefix).\($0)") }
+            let present = found.compactMap { $0 }
+            if present.isEmpty { return nil }
+            guard present.count == 3 else {
+                let missing = zip(["x", "y", "z"], found).filter { $0.1 == nil }.map { "\(prefix).\($0.0)" }
+                throw InputError(.missingColumn,
+                                 "\(source): \(missing.joined(separator: ", ")) missing (have \(present.map { header[$0] }.joined(separator: ", "))); header: \(header.joined(separator: ","))")
+            }
+            return present
+        }
+
+        guard let timeIndex = try find("time") else {
+            throw InputError(.missingColumn,
+                             "\(source): no time column (looked for time, timestamp, loggingTime, timeStampSaved, _time; or pass --columns time=NAME); header: \(header.joined(separator: ","))")
+        }
+        let gravityIdx = try triple("gravity")
+        let userIdx = try triple("user")
+        let accelIdx = try triple("accel")
+        let gyroIdx = try triple("gyro")
+        let magIdx = try triple("mag")
+        let quatIdx: [Int]? = try {
+            let q = try ["w", "x", "y", "z"].map { try find("quat.\($0)") }
+            return q.allSatisfy { $0 != nil } ? q.map { $0! } : nil
+        }()
+        let eulerIdx: [Int]? = try {
+            let e = try ["roll", "pitch", "yaw"].map { try find($0) }
+            return e.allSatisfy { $0 != nil } ? e.map { $0! } : nil
+        }()
+        let altitudeIdx = try find("altitude")
+        let pressureIdx = try find("pressure")
+
+        guard gravityIdx != nil || userIdx != nil || accelIdx != nil || gyroIdx != nil || quatIdx != nil
+                || eulerIdx != nil || altitudeIdx != nil else {
+            throw InputError(.missingColumn,
+                             "\(source): no motion columns recognised (want e.g. motionGravityX, Device: xRotationRate, accelerometerAccelerationX, Ax, gyro_x; or pass --columns); header: \(header.joined(separator: ","))")
+        }
+
+        // Time: numbers (seconds, or ms/ns by header or magnitude) or date-time text.
+        let timeText = csv.stringColumn(timeIndex)
+        var rawTime = [Double](repeating: .nan, count: timeText.count)
+        var timeIsDate = false
+        for (k, s) in timeText.enumerated() where !s.isEmpty {
+            if let v = Double(s) {
+                rawTime[k] = v
+            } else if let d = DateText.seconds(s) {
+                rawTime[k] = d
+                timeIsDate = true
+            } else {
+                throw InputError(.notANumber,
+                                 "\(source): line \(k + 2), column '\(header[timeIndex])': '\(s.prefix(40))' is neither a number nor a date-time")
+            }
+        }
+        if !timeIsDate {
+            let name = header[timeIndex].lowercased()
+            if name.contains("(ms)") || name.hasSuffix("_ms") || name.hasSuffix("ms") && !name.hasSuffix("ums") {
+                rawTime = rawTime.map { $0 / 1000 }
+                notes.append("time column '\(header[timeIndex])' read as milliseconds")
+            } else if name.contains("ns") && (name.contains("(ns)") || name.hasSuffix("_ns")) {
+                rawTime = rawTime.map { $0 / 1e9 }
+                notes.append("time column '\(header[timeIndex])' read as nanoseconds")
+            }
+        }
+
+        // Numeric channels.
+        let all: [Int] = [gravityIdx, userIdx, accelIdx, gyroIdx, magIdx, quatIdx, eulerIdx].compactMap { $0 }.flatMap { $0 }
+            + [altitudeIdx, pressureIdx].compactMap { $0 }
+        let columns = try csv.numericColumns(all)
+        var byIndex: [Int: [Double]] = [:]
+        for (k, c) in all.enumerated() { byIndex[c] = columns[k] }
+
+        // Keep rows whose time and motion fields are all present (logs often start with empty rows).
+        let n = rawTime.count
+        var keep: [Int] = []
+        keep.reserveCapacity(n)
+        for r in 0..<n {
+            if !rawTime[r].isFinite { continue }
+            var ok = true
+            for c in all where !(byIndex[c]![r].isFinite) { ok = false; break }
+            if ok { keep.append(r) }
+        }
+        if keep.count < n {
+            notes.append("dropped \(n - keep.count) of \(n) rows with an empty or non-finite time or motion field")
+        }
+        guard keep.count >= 2 else {
+            throw InputError(.tooShort, "\(source): fewer than 2 complete motion rows")
+        }
+        if !timeIsDate, let scale = Self.timeScaleFromSpacing(keep.map { rawTime[$0] }) {
+            rawTime = rawTime.map { $0 * scale.factor }
+            notes.append(scale.note)
+        }
+        for k in 1..<keep.count where !(rawTime[keep[k]] > rawTime[keep[k - 1]]) {
+            throw InputError(.badTimestamps,
+                             "\(source): time does not increase at line \(keep[k] + 2) (\(timeText[keep[k]]) after \(timeText[keep[k - 1]])); sort the log or fix its clock")
+        }
+        let t0 = rawTime[keep[0]]
+        let time = keep.map { rawTime[$0] - t0 }
+
+        func vectors(_ idx: [Int]?, scale: Double) -> [Vector3]? {
+            guard let idx else { return nil }
+            let a = byIndex[idx[0]]!, b = byIndex[idx[1]]!, c = byIndex[idx[2]]!
+            return keep.map { Vector3(x: a[$0] * scale, y: b[$0] * scale, z: c[$0] * scale) }
+        }
+
+        // Units: explicit options win; else a unit suffix in the header, the layout's convention, or
+        // the data's own magnitude (said in a note). Contradictions are errors.
+        let accelScale = try Self.accelerationScale(
+            total: accelIdx.map { vectors($0, scale: 1)! }, user: userIdx.map { vectors($0, scale: 1)! },
+            gravity: gravityIdx.map { vectors($0, scale: 1)! }, header: header,
+            columns: [accelIdx, userIdx, gravityIdx].compactMap { $0 }.flatMap { $0 },
+            option: options.accelerationUnit, source: source, notes: &notes)
+        let gyroScale = try Self.rotationScale(
+            rate: gyroIdx.map { vectors($0, scale: 1)! }, header: header, columns: gyroIdx ?? [],
+            option: options.rotationUnit, source: source, notes: &notes)
+
+        var log = MotionLog(source: source, time: time, notes: notes, sampleRate: 0, gaps: [])
+        log.gravity = vectors(gravityIdx, scale: accelScale.gravity)?.map { $0.normalized }
+        log.userAcceleration = vectors(userIdx, scale: accelScale.user)
+        log.acceleration = vectors(accelIdx, scale: accelScale.total)
+        log.rotationRate = vectors(gyroIdx, scale: gyroScale)
+        log.magneticField = vectors(magIdx, scale: 1)
+        if let q = quatIdx {
+            let w = byIndex[q[0]]!, x = byIndex[q[1]]!, y = byIndex[q[2]]!, z = byIndex[q[3]]!
+            log.attitude = keep.map { Attitude(quaternion: Quaternion(w: w[$0], x: x[$0], y: y[$0], z: z[$0])) }
+        } else if let e = eulerIdx {
+            let r = byIndex[e[0]]!, p = byIndex[e[1]]!, y = byIndex[e[2]]!
+            log.attitude = keep.map { Attitude(roll: r[$0], pitch: p[$0], yaw: y[$0]) }
+        }
+        if let a = altitudeIdx { log.relativeAltitude = keep.map { byIndex[a]![$0] } }
+        if let p = pressureIdx { log.pressure = keep.map { byIndex[p]![$0] } }
+
+        // Rate and gaps.
+        var dts = [Double](repeating: 0, count: time.count - 1)
+        for k in 1..<time.count { dts[k - 1] = time[k] - time[k - 1] }
+        let sortedDt = dts.sorted()
+        let medianDt = sortedDt[sortedDt.count / 2]
+        log.sampleRate = 1 / medianDt
+        for k in 1..<time.count where dts[k - 1] > gapFactor * medianDt {
+            log.gaps.append((index: k, seconds: dts[k - 1]))
+        }
+        if !log.gaps.isEmpty {
+            let longest = log.gaps.map(\.seconds).max()!
+            log.notes.append(String(format: "%d gaps longer than %.3f s (longest %.1f s); filters and detectors restart after gaps over their own limit (0.5-1 s)",
+                                    log.gaps.count, gapFactor * medianDt, longest))
+        }
+        return log
+    }
+
+    // MARK: - Names
+
+    /// A header name reduced for matching: lower case, unit suffix in parentheses and spaces removed.
+    static func key(_ name: String) -> String {
+        var s = name.lowercased()
+        if let p = s.firstIndex(of: "(") { s = String(s[..<p]) }
+        return s.filter { !$0.isWhitespace }
+    }
+
+    static let aliases: [String: [String]] = {
+        var a: [String: [String]] = [
+            "time": ["time", "time_s", "t", "timestamp", "timestamp_s", "loggingtime", "timestampsaved", "_time",
+                     "motiontimestamp_sincereboot", "accelerometertimestamp_sincereboot", "seconds_elapsed",
+                     "timestamp_ns", "time_ms", "timestamp_ms"],
+            "quat.w": ["motionquaternionw", "quaternionw", "quat_w", "qw"],
+            "quat.x": ["motionquaternionx", "quaternionx", "quat_x", "qx"],
+            "quat.y": ["motionquaterniony", "quaterniony", "quat_y", "qy"],
+            "quat.z": ["motionquaternionz", "quaternionz", "quat_z", "qz"],
+            "roll": ["motionroll", "device:roll", "roll"],
+            "pitch": ["motionpitch", "device:pitch", "pitch"],
+            "yaw": ["motionyaw", "device:yaw", "yaw"],
+            "altitude": ["altimeterrelativealtitude", "relativealtitude", "relative_altitude"],
+            "pressure": ["altimeterpressure", "pressure"],
+        ]
+        for axis in ["x", "y", "z"] {
+            let X = axis.uppercased()
+            a["gravity.\(axis)"] = ["motiongravity\(axis)", "device:\(axis)gravity", "gravity_\(axis)", "gravity\(axis)",
+                                    "gravity.\(axis)", "grav_\(axis)"]
+            a["user.\(axis)"] = ["motionuseracceleration\(axis)", "device:\(axis)acceleration", "useracceleration_\(axis)",
+                                 "useracceleration\(axis)", "user_acc_\(axis)", "user.\(axis)"]
+            a["accel.\(axis)"] = ["accelerometeracceleration\(axis)", "acceleration\(axis)", "acceleration_\(axis)",
+                                  "accel_\(axis)", "acc_\(axis)", "acc\(axis)", "a\(axis)", "accel.\(axis)"]
+            a["gyro.\(axis)"] = ["motionrotationrate\(axis)", "device:\(axis)rotationrate", "gyrorotation\(axis)",
+                                 "rotationrate\(axis)", "rotationrate_\(axis)", "gyro_\(axis)", "gyr_\(axis)", "gyro\(axis)",
+                                 "g\(axis)", "gyro.\(axis)"]
+            a["mag.\(axis)"] = ["motionmagneticfield\(axis)", "magnetometer\(axis)", "mag_\(axis)", "magneticfield\(axis)",
+                                "m\(axis)", "mag.\(axis)"]
+            _ = X
+        }
+        return a
+    }()
+
+    /// Columns named by Core Motion or Exermote carry Core Motion's units by definition.
+    static func isCoreMotionName(_ name: String) -> Bool {
+        let k = key(name)
+        return k.hasPrefix("motion") || k.hasPrefix("device:") || k.hasPrefix("accelerometeracceleration")
+            || k.hasPrefix("gyrorotation")
+    }
+
+    /// A unit written in the header, as in `accelerometerAccelerationX(G)` or `gyro_x (deg/s)`.
+    static func headerUnit(_ name: String) -> String? {
+        guard let open = name.firstIndex(of: "("), let close = name.lastIndex(of: ")"), open < close else { return nil }
+        return name[name.index(after: open)..<close].lowercased().replacingOccurrences(of: " ", with: "")
+    }
+
+    // MARK: - Units
+
+    static func accelerationScale(total: [Vector3]?, user: [Vector3]?, gravity: [Vector3]?, header: [String],
+                                  columns: [Int], option: AccelerationUnit?, source: String,
+                                  notes: inout [String]) throws -> (total: Double, user: Double, gravity: Double) {
+        // Median magnitude tells g (about 1 with gravity) from m/s² (about 9.8).
+        func medianMagnitude(_ v: [Vector3]) -> Double {
+            let m = v.map(\.magnitude).sorted()
+            return m.isEmpty ? .nan : m[m.count / 2]
+        }
+        var declared: [Int: AccelerationUnit] = [:]
+        for c in columns {
+            if let u = headerUnit(header[c]) {
+                if u == "g" { declared[c] = .g } else if u.hasPrefix("m/s") { declared[c] = .metersPerSecondSquared }
+            } else if isCoreMotionName(header[c]) {
+                declared[c] = .g
+            }
+        }
+        if Set(declared.values).count > 1 {
+            throw InputError(.unsupportedFormat, "\(source): acceleration columns mix units (\(declared.map { "\(header[$0.key]): \($0.value.rawValue)" }.sorted().joined(separator: ", "))); convert them to one unit")
+        }
+        let headerUnitValue = declared.values.first
+        // The channel with gravity in it decides what the data say.
+        let probe = total ?? gravity
+        let probeMedian = probe.map(medianMagnitude) ?? .nan
+        let looksLike: AccelerationUnit? = probeMedian.isFinite
+            ? (probeMedian > 4 && probeMedian < 20 ? .metersPerSecondSquared : (probeMedian > 0.4 && probeMedian < 2 ? .g : nil))
+            : nil
+        let unit: AccelerationUnit
+        if let option {
+            if let looksLike, looksLike != option {
+                throw InputError(.unsupportedFormat, String(format: "%@: --accel-unit %@ contradicts the data (median |a| = %.2f, which looks like %@)", source, option.rawValue, probeMedian, looksLike.rawValue))
+            }
+            unit = option
+        } else if let headerUnitValue {
+            if let looksLike, looksLike != headerUnitValue {
+                throw InputError(.unsupportedFormat, String(format: "%@: acceleration columns are named as %@ but read a median |a| of %.2f (looks like %@); pass --accel-unit", source, headerUnitValue.rawValue, probeMedian, looksLike.rawValue))
+            }
+            unit = headerUnitValue
+        } else if let looksLike {
+            unit = looksLike
+            if !columns.isEmpty {
+                notes.append(String(format: "acceleration unit not stated: read as %@ (median |a| = %.2f); pass --accel-unit to override", unit.rawValue, probeMedian))
+            }
+            if unit == .metersPerSecondSquared {
+                notes.append("m/s² read as specific force (+1 g up at rest, Android/IMU convention) and negated into Core Motion's convention")
+            }
+        } else {
+            if total != nil || gravity != nil {
+                throw InputError(.unsupportedFormat, String(format: "%@: cannot tell the acceleration unit (median |a| = %.3g is neither about 1 g nor 9.8 m/s²); pass --accel-unit g|m/s2", source, probeMedian))
+            }
+            unit = .g
+        }
+        let s = unit.toG
+        return (s, s, s)
+    }
+
+    static func rotationScale(rate: [Vector3]?, header: [String], columns: [Int], option: RotationUnit?,
+                              source: String, notes: inout [String]) throws -> Double {
+        guard let rate else { return 1 }
+        var declared: Set<RotationUnit> = []
+        for c in columns {
+            if let u = headerUnit(header[c]) {
+                if u.hasPrefix("rad") { declared.insert(.radiansPerSecond) } else if u.hasPrefix("deg") || u == "°/s" { declared.insert(.degreesPerSecond) }
+            } else if isCoreMotionName(header[c]) {
+                declared.insert(.radiansPerSecond)
+            }
+        }
+        if declared.count > 1 {
+            throw InputError(.unsupportedFormat, "\(source): rotation-rate columns mix rad/s and deg/s; convert them to one unit")
+        }
+        // Human motion stays below about 35 rad/s (2000 deg/s, the largest gyro range in phones and
+        // watches); a 99th percentile above that cannot be rad/s.
+        let mags = rate.map { max(abs($0.x), abs($0.y), abs($0.z)) }.sorted()
+        let p99 = mags[min(mags.count - 1, Int(Double(mags.count) * 0.99))]
+        let impossibleForRadians = p99 > 35
+        if let option {
+            if option == .radiansPerSecond && impossibleForRadians {
+                throw InputError(.unsupportedFormat, String(format: "%@: --gyro-unit rad/s contradicts the data (99th percentile %.0f rad/s is beyond any gyroscope; looks like deg/s)", source, p99))
+            }
+            return option.toRadiansPerSecond
+        }
+        if let u = declared.first {
+            if u == .radiansPerSecond && impossibleForRadians {
+                throw InputError(.unsupportedFormat, String(format: "%@: rotation-rate columns are named as rad/s but reach %.0f (99th percentile); pass --gyro-unit deg/s", source, p99))
+            }
+            return u.toRadiansPerSecond
+        }
+        // Not stated anywhere: deg/s data at rest can look small, so lean on what moving data shows.
+        let unit: RotationUnit = p99 > 12 ? .degreesPerSecond : .radiansPerSecond
+        notes.append(String(format: "rotation-rate unit not stated: read as %@ (99th percentile %.1f); pass --gyro-unit to override", unit.rawValue, p99))
+        return unit.toRadiansPerSecond
+    }
+
+    /// Numeric time in unusual units, recognised from its spacing: nanoseconds (median step
+    /// above 10^5) or milliseconds (median step 1...1000 with epoch-millisecond values).
+    static func timeScaleFromSpacing(_ t: [Double]) -> (factor: Double, note: String)? {
+        guard t.count > 2 else { return nil }
+        var d: [Double] = []
+        for k in 1..<min(t.count, 2000) { d.append(t[k] - t[k - 1]) }
+        d.sort()
+        let step = d[d.count / 2]
+        if step > 1e5 { return (1e-9, "time column read as nanoseconds (median step \(Int(step)))") }
+        if step >= 1 && t[0] > 1e11 { return (1e-3, "time column read as epoch milliseconds (median step \(Int(step)))") }
+        return nil
+    }
+}
+
+/// InfluxDB's annotated CSV: `#group`/`#datatype`/`#default` lines, a header starting with an empty
+/// field (`,result,table,_time,...`), tables separated by blank lines with the header repeated.
+enum InfluxAnnotatedCSV {
+    static func isAnnotated(_ bytes: [UInt8]) -> Bool {
+        let prefixes = ["#group", "#datatype", "#default"].map { Array($0.utf8) }
+        var start = 0
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
+        return prefixes.contains { bytes[start...].starts(with: $0) }
+    }
+
+    /// The same rows as plain CSV with one header: annotations, blank lines and repeated headers removed.
+    static func plainCSV(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var header: ArraySlice<UInt8>?
+        var i = 0
+        while i < bytes.count {
+            var end = i
+            while end < bytes.count && bytes[end] != 0x0A { end += 1 }
+            var stop = end
+            if stop > i && bytes[stop - 1] == 0x0D { stop -= 1 }
+            let line = bytes[i..<stop]
+            let blank = line.allSatisfy { $0 == 0x20 || $0 == 0x2C }
+            if !blank && line.first != UInt8(ascii: "#") {
+                if header == nil {
+                    header = line
+                    out.append(contentsOf: line)
+                    out.append(0x0A)
+                } else if line.elementsEqual(header!) {
+                    // a repeated header of the next table
+                } else {
+                    out.append(contentsOf: line)
+                    out.append(0x0A)
+                }
+            }
+            i = end + 1
+        }
+        return out
+    }
+}
+
+/// Date-time text as loggers write it, to seconds on a continuous scale (days since 1970 × 86400 +
+/// seconds of day, minus a stated UTC offset). Accepts `YYYY-MM-DD hh:mm:ss`, a `T` instead of the
+/// space, a fraction after `.` or `:` (Exermote's `ss:mmm`), and `Z`, `±hh:mm` or `±hhmm` offsets.
+enum DateText {
+    static func seconds(_ s: String) -> Double? {
+        let b = Array(s.utf8)
+        var i = 0
+        func number(_ digits: Int) -> Int? {
+            guard i + digits <= b.count else { return nil }
+            var v = 0
+            for k in 0..<digits {
+                let c = b[i + k]
+                guard c >= 48 && c <= 57 else { return nil }
+                v = v * 10 + Int(c - 48)
+            }
+            i += digits
+            return v
+        }
+        func expect(_ set: [UInt8]) -> Bool {
+            guard i < b.count, set.contains(b[i]) else { return false }
+            i += 1
+            return true
+        }
+        guard let year = number(4), expect([45]), let month = number(2), expect([45]), let day = number(2),
+              expect([32, 84]), let hour = number(2), expect([58]), let minute = number(2), expect([58]),
+              let second = number(2) else { return nil }
+        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        var fraction = 0.0
+        if i < b.count && (b[i] == 46 || b[i] == 58) {
+            i += 1
+            var scale = 0.1
+            var any = false
+            while i < b.count && b[i] >= 48 && b[i] <= 57 {
+                fraction += Double(b[i] - 48) * scale
+                scale /= 10
+                i += 1
+                any = true
+            }
+            if !any { return nil }
+        }
+        while i < b.count && b[i] == 32 { i += 1 }
+        var offset = 0
+        if i < b.count {
+            if b[i] == 90 { i += 1 } else if b[i] == 43 || b[i] == 45 {
+                let sign = b[i] == 45 ? -1 : 1
+                i += 1
+                guard let oh = number(2) else { return nil }
+                _ = expect([58])
+                let om = number(2) ?? 0
+                offset = sign * (oh * 3600 + om * 60)
+            } else { return nil }
+        }
+        guard i == b.count else { return nil }
+        // Days from civil (H. Hinnant's algorithm).
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146097 + doe - 719468
+        return Double(days * 86400 + hour * 3600 + minute * 60 + second - offset) + fraction
+    }
+}

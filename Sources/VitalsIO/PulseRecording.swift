@@ -1,0 +1,126 @@
+import Foundation
+import PulseDetection
+
+/// A recording for the pulse pipeline read from a CSV file: mean colours of fingertip frames
+/// (`r,g,b` columns) or one PPG column, with times from a `time_s` column or a stated rate.
+public struct PulseRecording: Sendable {
+    public var source: String
+    public var inputs: [PulseInput]
+    /// The nominal sample rate, Hz: the median of the sampling intervals, or the stated rate.
+    public var sampleRate: Double
+    /// Seconds from the first to the last sample.
+    public var duration: Double
+    /// The column(s) the signal came from, e.g. "r,g,b" or "ppg".
+    public var columns: String
+    /// Silences longer than `maximumGap` (seconds from the start): the pipeline analyses either side.
+    public var gaps: [(from: Double, to: Double)]
+
+    /// Loads and validates a recording.
+    ///
+    /// - Parameters:
+    ///   - column: the signal column; nil looks for `r,g,b` (or `red,green,blue`) colour means.
+    ///   - rate: the sample rate, Hz, when the file has no `time_s` column.
+    ///   - maximumGap: longer silences are reported as gaps, seconds.
+    /// - Throws: `InputError` for a missing, empty or binary file, missing columns (naming those that
+    ///   exist), values that are not finite numbers, times that repeat or go backwards, a rate outside
+    ///   5 Hz...10 kHz, too little data, or a flat signal.
+    public static func load(path: String, column: String? = nil, rate: Double? = nil,
+                            maximumGap: Double = 1) throws -> PulseRecording {
+        let csv = try CSVFile(path: path)
+        return try load(csv, column: column, rate: rate, maximumGap: maximumGap)
+    }
+
+    public static func load(_ csv: CSVFile, column: String? = nil, rate: Double? = nil,
+                            maximumGap: Double = 1) throws -> PulseRecording {
+        let src = csv.source
+        var signalColumns: [Int]
+        var names: String
+        if let column {
+            signalColumns = [try csv.requireColumn(column)]
+            names = csv.header[signalColumns[0]]
+        } else if let r = csv.columnIndex("r", "red"), let g = csv.columnIndex("g", "green"),
+                  let b = csv.columnIndex("b", "blue") {
+            signalColumns = [r, g, b]
+            names = "r,g,b"
+        } else {
+            throw InputError(.missingColumn,
+                             "\(src): no r,g,b colour columns; name the signal column with --column (columns: \(csv.header.joined(separator: ",")))")
+        }
+        let timeColumn = csv.columnIndex("time_s")
+        if timeColumn == nil && rate == nil {
+            throw InputError(.missingColumn,
+                             "\(src): no time_s column; give the sample rate with --rate HZ (columns: \(csv.header.joined(separator: ",")))")
+        }
+        let cols = try csv.numericColumns((timeColumn.map { [$0] } ?? []) + signalColumns)
+        let signal = timeColumn == nil ? cols : Array(cols.dropFirst())
+        let n = signal[0].count
+        guard n >= 2 else { throw InputError(.tooShort, "\(src): only \(n) data row(s)") }
+        for (k, values) in signal.enumerated() {
+            if let i = values.firstIndex(where: { !$0.isFinite }) {
+                let what = values[i].isNaN ? "an empty or NaN value" : "an infinite value"
+                throw InputError(.nonFinite, "\(src): line \(i + 2), column '\(csv.header[signalColumns[k]])' has \(what)")
+            }
+        }
+        var times: [Double]
+        if let rate {
+            guard rate >= 5, rate <= 10_000 else {
+                throw InputError(.badRate, "\(src): --rate \(rate) Hz is outside 5 Hz...10 kHz")
+            }
+            if timeColumn != nil {
+                times = cols[0]
+            } else {
+                times = (0..<n).map { Double($0) / rate }
+            }
+        } else {
+            times = cols[0]
+        }
+        if let i = times.firstIndex(where: { !$0.isFinite }) {
+            throw InputError(.nonFinite, "\(src): line \(i + 2), column 'time_s' is empty or not finite")
+        }
+        var gaps: [(Double, Double)] = []
+        var intervals: [Double] = []
+        intervals.reserveCapacity(n)
+        for i in 1..<n {
+            let dt = times[i] - times[i - 1]
+            if dt <= 0 {
+                throw InputError(.badTimestamps,
+                                 "\(src): line \(i + 2): time \(times[i]) s does not increase (previous \(times[i - 1]) s)")
+            }
+            if dt > maximumGap { gaps.append((times[i - 1] - times[0], times[i] - times[0])) }
+            intervals.append(dt)
+        }
+        let measured = 1 / Statistics.median(intervals)
+        let sampleRate = rate ?? measured
+        guard sampleRate >= 5, sampleRate <= 10_000 else {
+            throw InputError(.badRate, String(format: "%@: sample rate %.3g Hz is outside 5 Hz...10 kHz", src, sampleRate))
+        }
+        let duration = times[n - 1] - times[0]
+        guard duration >= 2 else {
+            throw InputError(.tooShort, String(format: "%@: %.2f s of signal; at least 2 s are needed", src, duration))
+        }
+        for (k, values) in signal.enumerated() {
+            let lo = values.min()!, hi = values.max()!
+            if signalColumns.count == 1 || k == 0 {
+                // One flat colour channel (a clipped red) is normal; all flat is not.
+                let allFlat = signal.allSatisfy { $0.min()! == $0.max()! }
+                if lo == hi && allFlat {
+                    throw InputError(.flatSignal, "\(src): the signal (\(names)) is flat: no pulse to measure")
+                }
+            }
+        }
+        let t0 = times[0]
+        var inputs: [PulseInput] = []
+        inputs.reserveCapacity(n)
+        if signal.count == 3 {
+            for i in 0..<n {
+                inputs.append(.color(ColorSample(time: times[i] - t0, red: signal[0][i], green: signal[1][i], blue: signal[2][i])))
+            }
+        } else {
+            for i in 0..<n { inputs.append(.ppg(time: times[i] - t0, value: signal[0][i])) }
+        }
+        return PulseRecording(source: src, inputs: inputs, sampleRate: sampleRate, duration: duration,
+                              columns: names, gaps: gaps)
+    }
+}
+
+import SignalProcessing

@@ -1,0 +1,238 @@
+import Foundation
+import MotionAnalysis
+import SignalProcessing
+
+/// Scores the pedometer against the Oxford step-counter set (step counts) and the IPOL gait set
+/// (step timing, pause and resume latency). Latencies use `PedometerEvent.reportedAt`: the time of the
+/// sample at which the streaming detector emitted the event, not the (earlier) time it is dated at.
+public enum StepEvaluation {
+    /// One Oxford recording.
+    public struct OxfordResult: Sendable {
+        public var name: String
+        public var truthSteps: Int
+        public var detectedSteps: Int
+        /// Signed count error, percent of the truth.
+        public var errorPercent: Double
+        /// First foot-switch step, seconds from the first accelerometer sample.
+        public var firstTruthStep: Double
+        /// Resume events reported before the first foot-switch step (minus `handlingTolerance`).
+        public var resumesBeforeWalking: Int
+    }
+
+    /// A resume reported up to this long before the first foot-switch contact still counts as the
+    /// walk's own (the switches are sampled at 10 Hz and sometimes miss the first contact), seconds.
+    public static let handlingTolerance = 0.25
+
+    /// Runs every usable recording under `directory` (folders holding `accelerometer.csv`,
+    /// `stepcounter.csv`, `steps_truth.json`); `usable: false` folders are skipped.
+    /// - Throws: `InputError` when the folder is missing or holds no recording.
+    public static func oxford(directory: String) throws -> [OxfordResult] {
+        let fm = FileManager.default
+        guard let names = try? fm.contentsOfDirectory(atPath: directory) else {
+            throw InputError(.fileNotFound, "\(directory): no such folder")
+        }
+        var results: [OxfordResult] = []
+        for name in names.sorted() {
+            let dir = directory + "/" + name
+            let truthPath = dir + "/steps_truth.json"
+            guard fm.fileExists(atPath: dir + "/accelerometer.csv"), fm.fileExists(atPath: truthPath) else { continue }
+            let truth = try readTruth(path: truthPath)
+            if let usable = truth["usable"] as? Bool, !usable { continue }
+            guard let clean = truth["clean_steps"] as? Int else { continue }
+            let accBytes = [UInt8](fm.contents(atPath: dir + "/accelerometer.csv") ?? Data())
+            let rec = try StepLogs.readOxford(bytes: accBytes, source: dir + "/accelerometer.csv")
+            let origin = try firstTimestamp(bytes: accBytes, source: dir + "/accelerometer.csv")
+            let first = try firstSwitchStep(path: dir + "/stepcounter.csv", origin: origin)
+            let events = StepDetector.detect(times: rec.time, accelerations: rec.acceleration)
+            let steps = events.filter { $0.kind == .step }.count
+            let early = events.filter { $0.kind == .resume && $0.reportedAt < first - handlingTolerance }.count
+            results.append(OxfordResult(name: name, truthSteps: clean, detectedSteps: steps,
+                                        errorPercent: 100 * Double(steps - clean) / Double(clean),
+                                        firstTruthStep: first, resumesBeforeWalking: early))
+        }
+        guard !results.isEmpty else {
+            throw InputError(.empty, "\(directory): no Oxford recordings (folders with accelerometer.csv and steps_truth.json)")
+        }
+        return results
+    }
+
+    /// A truth JSON object; the bare `NaN` some files hold for unknown values reads as null.
+    static func readTruth(path: String) throws -> [String: Any] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError(.unreadable, "\(path): cannot be read")
+        }
+        let text = String(decoding: data, as: UTF8.self).replacingOccurrences(of: "NaN", with: "null")
+        guard let obj = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw InputError(.corrupt, "\(path): not a JSON object")
+        }
+        return obj
+    }
+
+    private static func firstTimestamp(bytes: [UInt8], source: String) throws -> Double {
+        let csv = try CSVFile(bytes: Array(bytes.prefix(4096)), source: source, hasHeader: false)
+        guard let t = try csv.numericColumns([0]).first?.first else {
+            throw InputError(.empty, "\(source): no rows")
+        }
+        return t
+    }
+
+    /// The first rising edge of either foot switch, seconds after `origin` (nanoseconds).
+    private static func firstSwitchStep(path: String, origin: Double) throws -> Double {
+        let csv = try CSVFile(bytes: [UInt8](FileManager.default.contents(atPath: path) ?? Data()), source: path, hasHeader: false)
+        let cols = try csv.numericColumns([0, 1, 2])
+        for i in 1..<cols[0].count where (cols[1][i] == 1 && cols[1][i - 1] == 0) || (cols[2][i] == 1 && cols[2][i - 1] == 0) {
+            return (cols[0][i] - origin) * 1e-9
+        }
+        return .infinity
+    }
+
+    /// One IPOL trial.
+    public struct GaitResult: Sendable {
+        public var name: String
+        public var subject: Int
+        public var truePositives: Int
+        public var falsePositives: Int
+        public var falseNegatives: Int
+        /// Detected minus true contact time for each matched step, seconds.
+        public var timingErrors: [Double]
+        /// Report time of the first resume after walking started, minus the start; nil when none came.
+        public var resumeLatency: Double?
+        /// Report time of the first pause after the last step, minus that step; nil when not scored
+        /// (less than `standingNeeded` of standing follows) — see `pauseScored`.
+        public var pauseLatency: Double?
+        /// Whether this trial's stop is scored.
+        public var pauseScored: Bool
+        /// Pauses reported while walking (between the trial's first and last step).
+        public var falsePauses: Int
+        /// Resumes reported while standing before the trial.
+        public var resumesBeforeWalking: Int
+    }
+
+    /// A detected step matches a heel strike within this many seconds.
+    public static let matchTolerance = 0.15
+    /// A stop is scored only when at least this much standing follows it, seconds.
+    public static let standingNeeded = 3.0
+
+    /// Runs every `NAME_lb.txt` with a `NAME.json` under `directory`.
+    /// - Throws: `InputError` when the folder is missing or holds no trial.
+    public static func gait(directory: String) throws -> [GaitResult] {
+        let fm = FileManager.default
+        guard let names = try? fm.contentsOfDirectory(atPath: directory) else {
+            throw InputError(.fileNotFound, "\(directory): no such folder")
+        }
+        var results: [GaitResult] = []
+        for file in names.sorted() where file.hasSuffix("_lb.txt") {
+            let name = String(file.dropLast("_lb.txt".count))
+            guard fm.fileExists(atPath: directory + "/" + name + ".json") else { continue }
+            let truth = try readTruth(path: directory + "/" + name + ".json")
+            let rec = try StepLogs.read(path: directory + "/" + file)
+            let rate = 100.0
+            var strikes: [Double] = []
+            for key in ["LeftFootEvents", "RightFootEvents"] {
+                for ev in (truth[key] as? [[Double]]) ?? [] where ev.count == 2 { strikes.append(ev[1] / rate) }
+            }
+            strikes.sort()
+            let trial = ((truth["TrialBoundaries"] as? [Double]) ?? [0, 0]).map { $0 / rate }
+            let subject = (truth["Subject"] as? Int) ?? Int(name.split(separator: "-").first ?? "") ?? 0
+            let events = StepDetector.detect(times: rec.time, accelerations: rec.acceleration)
+            let steps = events.filter { $0.kind == .step }.map(\.time)
+            let m = match(detected: steps, truth: strikes, tolerance: matchTolerance)
+            let resume = events.first { $0.kind == .resume && $0.reportedAt >= trial[0] }
+            let early = events.filter { $0.kind == .resume && $0.reportedAt < trial[0] }.count
+            let falsePauses = events.filter { $0.kind == .pause && $0.reportedAt > trial[0] && $0.reportedAt < trial[1] }.count
+            let nextStep = strikes.first { $0 > trial[1] + 0.05 }
+            let standingEnd = min(nextStep.map { $0 - 0.5 } ?? rec.duration, rec.duration)
+            let scored = standingEnd - trial[1] >= standingNeeded
+            var pauseLatency: Double?
+            if scored, let p = events.first(where: { $0.kind == .pause && $0.reportedAt >= trial[1] }) {
+                pauseLatency = p.reportedAt - trial[1]
+            }
+            results.append(GaitResult(name: name, subject: subject, truePositives: m.errors.count,
+                                      falsePositives: steps.count - m.errors.count,
+                                      falseNegatives: strikes.count - m.errors.count, timingErrors: m.errors,
+                                      resumeLatency: resume.map { $0.reportedAt - trial[0] },
+                                      pauseLatency: pauseLatency, pauseScored: scored,
+                                      falsePauses: falsePauses, resumesBeforeWalking: early))
+        }
+        guard !results.isEmpty else {
+            throw InputError(.empty, "\(directory): no IPOL trials (NAME_lb.txt with NAME.json)")
+        }
+        return results
+    }
+
+    /// One-to-one matching: each true time in order takes the nearest unused detection within
+    /// `tolerance`. Returns the signed errors (detected − true) of the matches.
+    /// - Complexity: O(truth × detected) worst case; O(n) for sorted inputs of similar density.
+    public static func match(detected: [Double], truth: [Double], tolerance: Double) -> (errors: [Double], matched: Int) {
+        var used = [Bool](repeating: false, count: detected.count)
+        var errors: [Double] = []
+        var lo = 0
+        for h in truth {
+            while lo < detected.count && detected[lo] < h - tolerance { lo += 1 }
+            var best = -1
+            var j = lo
+            while j < detected.count && detected[j] <= h + tolerance {
+                if !used[j] && (best < 0 || abs(detected[j] - h) < abs(detected[best] - h)) { best = j }
+                j += 1
+            }
+            if best >= 0 {
+                used[best] = true
+                errors.append(detected[best] - h)
+            }
+        }
+        return (errors, errors.count)
+    }
+
+    /// Summary of the gait trials.
+    public struct GaitSummary: Sendable {
+        public var trials: Int
+        public var f1: Double
+        public var precision: Double
+        public var recall: Double
+        /// Median absolute timing error of matched steps, seconds.
+        public var medianTimingError: Double
+        public var resumeMedian: Double
+        public var resume95: Double
+        /// Trials without a resume after walking started.
+        public var resumesMissing: Int
+        public var pausesScored: Int
+        public var pauseMedian: Double
+        public var pause95: Double
+        /// Scored stops with no pause at all (counted as infinite latency in the percentiles).
+        public var pausesMissing: Int
+        /// Trials with at least one pause while walking.
+        public var trialsWithFalsePause: Int
+        public var trialsWithResumeBeforeWalking: Int
+    }
+
+    /// Pools the trials.
+    public static func summarize(_ r: [GaitResult]) -> GaitSummary {
+        let tp = Double(r.reduce(0) { $0 + $1.truePositives })
+        let fp = Double(r.reduce(0) { $0 + $1.falsePositives })
+        let fn = Double(r.reduce(0) { $0 + $1.falseNegatives })
+        let precision = tp / max(1, tp + fp), recall = tp / max(1, tp + fn)
+        let errors = r.flatMap { $0.timingErrors.map(abs) }
+        let resumes = r.map { $0.resumeLatency ?? .infinity }
+        let pauses = r.filter(\.pauseScored).map { $0.pauseLatency ?? .infinity }
+        return GaitSummary(
+            trials: r.count, f1: 2 * precision * recall / max(1e-12, precision + recall), precision: precision,
+            recall: recall, medianTimingError: errors.isEmpty ? .nan : Statistics.median(errors),
+            resumeMedian: percentile(resumes, 50), resume95: percentile(resumes, 95),
+            resumesMissing: r.filter { $0.resumeLatency == nil }.count, pausesScored: pauses.count,
+            pauseMedian: percentile(pauses, 50), pause95: percentile(pauses, 95),
+            pausesMissing: pauses.filter { !$0.isFinite }.count,
+            trialsWithFalsePause: r.filter { $0.falsePauses > 0 }.count,
+            trialsWithResumeBeforeWalking: r.filter { $0.resumesBeforeWalking > 0 }.count)
+    }
+
+    /// Linear-interpolated percentile that keeps infinities (a missing event is worse than any latency).
+    static func percentile(_ x: [Double], _ p: Double) -> Double {
+        guard !x.isEmpty else { return .nan }
+        let s = x.sorted()
+        let pos = p / 100 * Double(s.count - 1)
+        let i = Int(pos.rounded(.down)), f = pos - Double(i)
+        if i + 1 >= s.count { return s[s.count - 1] }
+        if !s[i + 1].isFinite { return f == 0 ? s[i] : .infinity }
+        return s[i] + f * (s[i + 1] - s[i])
+    }
+}

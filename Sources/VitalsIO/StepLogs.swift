@@ -1,0 +1,207 @@
+import Foundation
+import MotionAnalysis
+
+/// An accelerometer recording for the pedometer: times in seconds from the first sample, acceleration
+/// in g with gravity included, and relative altitude when the log has it.
+public struct AccelerationRecording: Sendable {
+    /// Which layout the file was read as: "oxford", "ipol" or "motion-log".
+    public var format: String
+    /// Where it came from.
+    public var source: String
+    /// Seconds from the first sample, non-decreasing.
+    public var time: [Double]
+    /// Acceleration in g, gravity included, device frame.
+    public var acceleration: [Vector3]
+    /// Relative altitude samples (metres), when present.
+    public var altitude: [AltitudeSample]?
+    /// Corrections and assumptions, one sentence each (print on stderr).
+    public var notes: [String] = []
+
+    /// The samples as `AccelerometerSample`s.
+    public var samples: [AccelerometerSample] {
+        zip(time, acceleration).map { AccelerometerSample(time: $0, acceleration: $1) }
+    }
+
+    /// Duration in seconds.
+    public var duration: Double { (time.last ?? 0) - (time.first ?? 0) }
+}
+
+/// Readers for the step-counting layouts: the Oxford step counter set, IPOL lower-back gait files,
+/// and the motion CSV logs of `MotionLog`.
+public enum StepLogs {
+    /// One g in m/s² (standard gravity).
+    public static let standardGravity = 9.80665
+
+    /// Reads an accelerometer recording, recognising the layout by content: Oxford (no header,
+    /// `timestamp_ns,sensor_type,x,y,z` in m/s²), IPOL (`Acquisition frequency: N Hz` then a
+    /// tab-separated `PacketCounter Acc_X Acc_Y Acc_Z ...` header, m/s²), otherwise a motion CSV log.
+    /// - Throws: `InputError` for missing files, unknown layouts, non-numbers, time going backwards,
+    ///   or fewer than 2 samples.
+    public static func read(path: String) throws -> AccelerationRecording {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw InputError(.fileNotFound, "\(path): no such file")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError(.unreadable, "\(path): cannot be read")
+        }
+        let bytes = [UInt8](data)
+        let head = String(decoding: bytes.prefix(512), as: UTF8.self)
+        if head.contains("PacketCounter") || head.hasPrefix("Acquisition frequency") {
+            return try readIPOL(bytes: bytes, source: path)
+        }
+        let firstLine = head.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        let fields = firstLine.split(separator: ",")
+        if fields.count == 5, fields.allSatisfy({ Double($0.trimmingCharacters(in: .whitespaces)) != nil }) {
+            return try readOxford(bytes: bytes, source: path)
+        }
+        return try readMotionLog(path: path)
+    }
+
+    /// Reads the Oxford step-counter layout: no header, `timestamp_ns,sensor_type,x,y,z`, acceleration
+    /// in m/s² with gravity. Every row is taken as an accelerometer row (the set logs one sensor per file).
+    /// - Throws: `InputError` (non-numeric field, time going backwards, too few rows).
+    public static func readOxford(bytes: [UInt8], source: String) throws -> AccelerationRecording {
+        let csv = try CSVFile(bytes: bytes, source: source, hasHeader: false)
+        guard csv.header.count >= 5 else {
+            throw InputError(.unsupportedFormat, "\(source): expected 5 columns timestamp_ns,sensor_type,x,y,z, found \(csv.header.count)")
+        }
+        let cols = try csv.numericColumns([0, 2, 3, 4])
+        return try assemble(format: "oxford", source: source, rawTime: cols[0], timeScale: 1e-9,
+                            x: cols[1], y: cols[2], z: cols[3], scale: 1 / standardGravity)
+    }
+
+    /// Reads an IPOL gait file (`*_lb.txt`): header lines, then tab-separated `PacketCounter, Acc_X,
+    /// Acc_Y, Acc_Z, ...` in m/s² at the stated acquisition frequency (100 Hz when not stated).
+    /// - Throws: `InputError` (no header row, missing columns, non-numbers).
+    public static func readIPOL(bytes: [UInt8], source: String) throws -> AccelerationRecording {
+        var rate = 100.0
+        var notes: [String] = []
+        var offset = 0
+        var found = false
+        while offset < bytes.count {
+            let end = bytes[offset...].firstIndex(of: 0x0A) ?? bytes.count
+            let line = String(decoding: bytes[offset..<end], as: UTF8.self)
+            if line.hasPrefix("PacketCounter") || line.contains("Acc_X") {
+                found = true
+                break
+            }
+            if line.hasPrefix("Acquisition frequency") {
+                let digits = line.split(separator: ":").last.map { $0.filter { "0123456789.".contains($0) } } ?? ""
+                if let r = Double(digits), r > 0 { rate = r }
+            }
+            offset = end + 1
+        }
+        guard found else {
+            throw InputError(.missingColumn, "\(source): no 'PacketCounter Acc_X Acc_Y Acc_Z' header line")
+        }
+        if !String(decoding: bytes.prefix(offset), as: UTF8.self).contains("Acquisition frequency") {
+            notes.append("no acquisition frequency stated; assumed 100 Hz")
+        }
+        let csv = try CSVFile(bytes: Array(bytes[offset...]), source: source)
+        let counter = try csv.requireColumn("PacketCounter")
+        let ax = try csv.requireColumn("Acc_X"), ay = try csv.requireColumn("Acc_Y"), az = try csv.requireColumn("Acc_Z")
+        let cols = try csv.numericColumns([counter, ax, ay, az])
+        var rec = try assemble(format: "ipol", source: source, rawTime: cols[0], timeScale: 1 / rate,
+                               x: cols[1], y: cols[2], z: cols[3], scale: 1 / standardGravity)
+        rec.notes += notes
+        return rec
+    }
+
+    /// Reads a motion CSV log (see `MotionLog`): total acceleration if present, else gravity + user
+    /// acceleration; relative altitude when present.
+    /// - Throws: `InputError` from `MotionLog`, or when the log has no acceleration.
+    public static func readMotionLog(path: String) throws -> AccelerationRecording {
+        let log = try MotionLog.read(path: path)
+        var acc: [Vector3]
+        if let a = log.acceleration {
+            acc = a
+        } else if let g = log.gravity, let u = log.userAcceleration {
+            acc = zip(g, u).map { $0 + $1 }
+        } else {
+            throw InputError(.missingColumn, "\(path): the log has no accelerometer (total, or gravity + user acceleration) columns")
+        }
+        var altitude: [AltitudeSample]?
+        if let h = log.relativeAltitude {
+            let p = log.pressure ?? [Double](repeating: .nan, count: h.count)
+            altitude = []
+            for i in h.indices where h[i].isFinite {
+                altitude!.append(AltitudeSample(time: log.time[i], relativeAltitude: h[i], pressure: p[i]))
+            }
+        }
+        guard log.count >= 2 else { throw InputError(.tooShort, "\(path): fewer than 2 samples") }
+        return AccelerationRecording(format: "motion-log", source: path, time: log.time, acceleration: acc,
+                                     altitude: altitude, notes: log.notes)
+    }
+
+    private static func assemble(format: String, source: String, rawTime: [Double], timeScale: Double,
+                                 x: [Double], y: [Double], z: [Double], scale: Double) throws -> AccelerationRecording {
+        guard rawTime.count >= 2 else { throw InputError(.tooShort, "\(source): fewer than 2 samples") }
+        var time = [Double](repeating: 0, count: rawTime.count)
+        var acc = [Vector3](repeating: .zero, count: rawTime.count)
+        let t0 = rawTime[0]
+        for i in rawTime.indices {
+            guard rawTime[i].isFinite, x[i].isFinite, y[i].isFinite, z[i].isFinite else {
+                throw InputError(.nonFinite, "\(source): row \(i + 1) has an empty or non-finite value")
+            }
+            let t = (rawTime[i] - t0) * timeScale
+            if i > 0 && t < time[i - 1] {
+                throw InputError(.badTimestamps, "\(source): time goes backwards at row \(i + 1)")
+            }
+            time[i] = t
+            acc[i] = Vector3(x: x[i] * scale, y: y[i] * scale, z: z[i] * scale)
+        }
+        guard time[time.count - 1] > 0 else {
+            throw InputError(.badTimestamps, "\(source): every sample has the same time")
+        }
+        return AccelerationRecording(format: format, source: source, time: time, acceleration: acc)
+    }
+}
+
+/// Everything `vitals steps` reports about one recording.
+public struct StepAnalysis: Sendable {
+    /// Step contact times, seconds from the first sample.
+    public var stepTimes: [Double]
+    /// Pause and resume events in report order.
+    public var events: [PedometerEvent]
+    /// Totals over the whole recording.
+    public var data: PedometerData
+
+    /// Runs the pedometer over `recording` (the streaming code, sample by sample).
+    public init(recording: AccelerationRecording, strideModel: StrideModel = StrideModel()) {
+        var pedometer = Pedometer(strideModel: strideModel)
+        for a in recording.altitude ?? [] { pedometer.process(a) }
+        var steps: [Double] = []
+        var events: [PedometerEvent] = []
+        func take(_ e: PedometerEvent) {
+            if e.kind == .step { steps.append(e.time) } else { events.append(e) }
+        }
+        for i in recording.time.indices {
+            for e in pedometer.process(AccelerometerSample(time: recording.time[i], acceleration: recording.acceleration[i])) {
+                take(e)
+            }
+        }
+        for e in pedometer.finish() { take(e) }
+        stepTimes = steps.sorted()
+        self.events = events
+        data = pedometer.data
+    }
+
+    /// The `vitals steps --json` document (fields fixed by issue 5; later fields are additions).
+    public var json: JSON {
+        .object([
+            ("steps", .number(Double(data.numberOfSteps))),
+            ("distance_m", .num(data.distance, digits: 2)),
+            ("cadence_steps_per_s", .num(data.averageCadence, digits: 3)),
+            ("floors_ascended", data.floorsAscended.map { .number(Double($0)) } ?? .null),
+            ("step_times_s", .array(stepTimes.map { .num($0, digits: 3) })),
+            ("events", .array(events.map {
+                .object([("type", .string($0.kind.rawValue)), ("time_s", .num($0.time, digits: 3)),
+                         ("reported_at_s", .num($0.reportedAt, digits: 3))])
+            })),
+            ("active_s", .num(data.activeTime, digits: 2)),
+            ("average_active_pace_s_per_m", .num(data.averageActivePace, digits: 3)),
+            ("floors_descended", data.floorsDescended.map { .number(Double($0)) } ?? .null),
+            ("duration_s", .num(data.endDate - data.startDate, digits: 2)),
+        ])
+    }
+}

@@ -1,0 +1,62 @@
+import ArgumentParser
+import VitalsIO
+
+/// `vitals eval beats DIR`: detected beats against ECG R-peaks.
+struct EvalBeats: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "beats",
+        abstract: "Score beats and inter-beat intervals against ECG R-peaks (PPG + ECG recordings)."
+    )
+
+    @Argument(help: "Folder of NAME.csv (time_s,...,ppg) and NAME_rpeaks.csv (time_s) pairs.")
+    var directory: String
+
+    @Option(help: "Recording whose figures the gates apply to.")
+    var gate: String = "a103l"
+
+    @Flag(help: "Print one JSON document on stdout.")
+    var json = false
+
+    @Flag(help: "Exit non-zero when a gate of issue 2 is not met.")
+    var check = false
+
+    func run() throws {
+        let results = try CLIError.wrap { try BeatEvaluation.run(directory: directory) }
+        var gates: [(String, Bool)] = []
+        if let g = results.first(where: { $0.name == gate }) {
+            gates = [
+                ("\(gate): sensitivity >= 97 %", g.sensitivity >= 0.97),
+                ("\(gate): PPV >= 97 %", g.positivePredictiveValue >= 0.97),
+                ("\(gate): IBI median error <= 5 ms", g.medianIntervalErrorMS <= 5),
+                ("\(gate): IBI 90th percentile error <= 15 ms", g.p90IntervalErrorMS <= 15),
+            ]
+        } else if check {
+            throw CLIError("no recording named \(gate) in \(directory)")
+        }
+        if json {
+            print(JSON.object([
+                ("recordings", .array(results.map { r in
+                    .object([
+                        ("name", .string(r.name)), ("beats", .number(Double(r.beats))),
+                        ("r_peaks", .number(Double(r.references))), ("sensitivity", .num(r.sensitivity, digits: 4)),
+                        ("ppv", .num(r.positivePredictiveValue, digits: 4)),
+                        ("arrival_delay_ms", .num(r.arrivalDelay * 1000, digits: 1)),
+                        ("ibi_median_error_ms", .num(r.medianIntervalErrorMS, digits: 2)),
+                        ("ibi_p90_error_ms", .num(r.p90IntervalErrorMS, digits: 2)),
+                        ("flagged_beats", .number(Double(r.flaggedBeats))),
+                    ])
+                })),
+                ("gates", .object(gates.map { ($0.0, .bool($0.1)) })),
+            ]).serialized())
+        } else {
+            print("recording  beats  R-peaks  sens    PPV     delay   IBI med  IBI p90  flagged")
+            for r in results {
+                print(String(format: "%-9@ %6d %8d  %5.1f%%  %5.1f%%  %4.0f ms  %5.1f ms  %5.1f ms  %4d", r.name, r.beats,
+                             r.references, 100 * r.sensitivity, 100 * r.positivePredictiveValue, r.arrivalDelay * 1000,
+                             r.medianIntervalErrorMS, r.p90IntervalErrorMS, r.flaggedBeats))
+            }
+            for (name, ok) in gates { print("  [\(ok ? "pass" : "FAIL")] \(name)") }
+        }
+        if check, gates.contains(where: { !$0.1 }) { throw ExitCode(1) }
+    }
+}

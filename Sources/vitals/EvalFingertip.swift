@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import PulseDetection
+import VitalsIO
+
+/// `vitals eval fingertip DIR`: the MTHS accuracy table, per subject and overall.
+struct EvalFingertip: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fingertip",
+        abstract: "Score fingertip heart rate against pulse-oximeter truth (MTHS layout)."
+    )
+
+    @Argument(help: "Folder of NAME.csv (time_s,r,g,b) and NAME_truth.csv (time_s,hr_bpm) pairs.")
+    var directory: String
+
+    @Option(help: "Only subjects whose name ends with an odd/even number (cross-validation): odd|even|all.")
+    var subset: String = "all"
+
+    @Option(help: "Override the minimum confidence for reporting a rate (for studying the trade-off).")
+    var minConfidence: Double?
+
+    @Flag(help: "Also list every answered window more than 5 bpm from the truth.")
+    var misses = false
+
+    @Flag(help: "Print one JSON document on stdout.")
+    var json = false
+
+    @Flag(help: "Exit non-zero when a gate of issue 2 is not met.")
+    var check = false
+
+    func run() throws {
+        var settings = PulseAnalyzer.Settings()
+        if let minConfidence { settings.minimumConfidence = minConfidence }
+        let eval = try CLIError.wrap { try FingertipEvaluation.run(directory: directory, settings: settings) }
+        let subjects = eval.subjects.filter { s in
+            guard subset != "all", let n = Int(s.name.filter(\.isNumber)) else { return true }
+            return subset == "odd" ? n % 2 == 1 : n % 2 == 0
+        }
+        let s = FingertipEvaluation.summarize(subjects)
+        let gates: [(String, Bool)] = [
+            ("answered >= 85 % of windows", s.answeredFraction >= 0.85),
+            ("within 5 bpm >= 85 % of answered", s.within5Fraction >= 0.85),
+            ("median absolute error <= 2 bpm", s.medianAbsoluteError <= 2),
+            ("MAE <= 4 bpm", s.meanAbsoluteError <= 4),
+            ("whole recording within 5 bpm for >= 90 % of subjects", s.subjectsWithin5Fraction >= 0.9),
+            ("half/double-rate windows <= 2 %", s.halfOrDoubleFraction <= 0.02),
+        ]
+        if json {
+            let doc = JSON.object([
+                ("subjects", .array(subjects.map { sub in
+                    let ss = FingertipEvaluation.summarize([sub])
+                    return .object([
+                        ("name", .string(sub.name)), ("windows", .number(Double(ss.scored))),
+                        ("answered", .number(Double(ss.answered))), ("within_5", .number(Double(ss.within5))),
+                        ("mae_bpm", .num(ss.meanAbsoluteError, digits: 2)),
+                        ("whole_bpm", .num(sub.wholeBPM, digits: 2)), ("truth_median_bpm", .num(sub.truthMedian, digits: 2)),
+                        ("truth_notes", .array(sub.truthNotes.map { .string($0) })),
+                    ])
+                })),
+                ("overall", summaryJSON(s)),
+                ("gates", .object(gates.map { ($0.0, .bool($0.1)) })),
+            ])
+            print(doc.serialized())
+        } else {
+            print("subject      windows answered within5   MAE   whole  truth  notes")
+            for sub in subjects {
+                let ss = FingertipEvaluation.summarize([sub])
+                print(String(format: "%-12@ %7d %8d %7d %6.1f %7@ %6.1f  %@", sub.name, ss.scored, ss.answered, ss.within5,
+                             ss.meanAbsoluteError, sub.wholeBPM.map { String(format: "%.1f", $0) } ?? "-",
+                             sub.truthMedian, sub.truthNotes.joined(separator: "; ")))
+            }
+            print(String(format: """
+                overall: %d windows, answered %.1f %%, within 5 bpm %.1f %% of answered, median AE %.2f bpm, \
+                MAE %.2f bpm, whole recording within 5 bpm %d/%d, half/double %.1f %%
+                """, s.scored, 100 * s.answeredFraction, 100 * s.within5Fraction, s.medianAbsoluteError,
+                s.meanAbsoluteError, s.subjectsWithin5, s.subjects, 100 * s.halfOrDoubleFraction))
+            for (name, ok) in gates { print("  [\(ok ? "pass" : "FAIL")] \(name)") }
+            if misses {
+                for sub in subjects {
+                    for w in sub.windows {
+                        guard let bpm = w.bpm, abs(bpm - w.truth) > 5 else { continue }
+                        print(String(format: "  miss %@ %5.0f s  truth %5.1f  got %5.1f  confidence %.2f",
+                                     sub.name, w.start, w.truth, bpm, w.confidence))
+                    }
+                }
+            }
+        }
+        if check, gates.contains(where: { !$0.1 }) {
+            throw ExitCode(1)
+        }
+    }
+
+    private func summaryJSON(_ s: FingertipEvaluation.Summary) -> JSON {
+        .object([
+            ("windows", .number(Double(s.scored))), ("answered_fraction", .num(s.answeredFraction, digits: 4)),
+            ("within_5_fraction", .num(s.within5Fraction, digits: 4)), ("median_ae_bpm", .num(s.medianAbsoluteError, digits: 3)),
+            ("mae_bpm", .num(s.meanAbsoluteError, digits: 3)), ("subjects_within_5", .number(Double(s.subjectsWithin5))),
+            ("subjects", .number(Double(s.subjects))), ("half_double_fraction", .num(s.halfOrDoubleFraction, digits: 4)),
+        ])
+    }
+}

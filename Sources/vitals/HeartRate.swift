@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import PulseDetection
+import VitalsIO
+
+/// `vitals heart-rate [INPUT]`: heart rate, beats and HRV of a recording.
+struct HeartRate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "heart-rate",
+        abstract: "Heart rate, beats and HRV from fingertip colour means or a PPG recording.",
+        discussion: """
+        INPUT is a fingertip video (mp4, mov, avi, mkv, webm through ffmpeg; y4m natively) or a CSV file with \
+        a header: columns r,g,b (mean colour of each frame) or a signal column \
+        chosen with --column; times from a time_s column or --rate. With no INPUT, a bundled minute of \
+        finger PPG (PhysioNet a103l) is analysed and shown as the live component would show it.
+        """,
+        aliases: ["hr"]
+    )
+
+    @Argument(help: "Recording to analyse (video or CSV). Omit to analyse the bundled recording.")
+    var input: String?
+
+    @Option(help: "Signal column to analyse instead of r,g,b.")
+    var column: String?
+
+    @Option(help: "Sample rate in Hz, for files without a time_s column.")
+    var rate: Double?
+
+    @Option(help: "Also report windows of this many seconds.")
+    var window: Double?
+
+    @Option(help: "Seconds between window starts (default: the window length).")
+    var hop: Double?
+
+    @Flag(help: "Print one JSON document on stdout.")
+    var json = false
+
+    mutating func validate() throws {
+        if let window, !(window > 0) { throw ValidationError("--window must be a positive number of seconds") }
+        if let hop, !(hop > 0) { throw ValidationError("--hop must be a positive number of seconds") }
+        if hop != nil && window == nil { throw ValidationError("--hop needs --window") }
+    }
+
+    func run() throws {
+        let path: String
+        let bundled = input == nil
+        if let input {
+            path = input
+        } else {
+            guard let url = Bundle.module.url(forResource: "a103l-ppg-60s", withExtension: "csv", subdirectory: "Resources") else {
+                throw CLIError("the bundled recording is missing from this build")
+            }
+            path = url.path
+        }
+        let recording = try CLIError.wrap {
+            if !bundled && VideoFile.isVideo(path: path) {
+                // A fingertip video: per-frame colour means through ffmpeg (or natively for Y4M).
+                let bar = ProgressBar(label: URL(fileURLWithPath: path).lastPathComponent)
+                defer { bar.finish() }
+                return try PulseRecording.loadVideo(path: path, progress: bar.update)
+            }
+            return try PulseRecording.load(path: path, column: bundled ? "ppg" : column, rate: rate)
+        }
+        for g in recording.gaps {
+            warn(String(format: "gap in the recording from %.2f s to %.2f s: analysed either side", g.from, g.to))
+        }
+        let display = (!json && bundled) ? LiveDisplay() : nil
+        let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate,
+                                         observe: display.map { d in { d.observe($0) } })
+        display?.finish(analysis)
+        let hrv = HRVReport.json(analysis.hrv)
+        let windowSpec = window.map { ($0, hop ?? $0) }
+        let report = HeartRateReport.json(input: bundled ? "bundled:a103l-ppg-60s.csv" : path, recording: recording,
+                                          analysis: analysis, hrv: hrv, window: windowSpec)
+        if json {
+            print(report.serialized())
+        } else {
+            printSummary(recording: recording, analysis: analysis, report: report, windows: windowSpec)
+        }
+    }
+
+    private func printSummary(recording: PulseRecording, analysis: PulseAnalysis, report: JSON,
+                              windows: (Double, Double)?) {
+        print(String(format: "%@: %.1f s at %.1f Hz (%@)", recording.source, recording.duration, recording.sampleRate, recording.columns))
+        if let hr = analysis.heartRate {
+            print(String(format: "heart rate  %.1f bpm  (confidence %.2f)", hr.bpm, hr.confidence))
+        } else {
+            print("heart rate  not reported: the signal quality was too low for a trustworthy answer")
+        }
+        print("beats       \(analysis.beats.count)")
+        if case .object(let fields) = report, let hrv = fields.first(where: { $0.0 == "hrv" })?.1, case .object(let m) = hrv {
+            let pick = ["rmssd", "sdnn", "pnn50", "lf/hf", "breathingrate"]
+            let parts = m.filter { pick.contains($0.0) }.map { k, v -> String in
+                if case .number(let x) = v { return String(format: "%@ %.3g", k, x) }
+                return "\(k) -"
+            }
+            print("hrv         " + parts.joined(separator: "  "))
+        }
+        if let (length, hop) = windows {
+            for s in HeartRateReport.windowStarts(duration: recording.duration, length: length, hop: hop) {
+                let w = analysis.window(start: s, length: length)
+                let bpm = w.bpm.map { String(format: "%6.1f bpm", $0) } ?? "     - (declined)"
+                print(String(format: "  %7.1f-%7.1f s  %@  confidence %.2f", s, s + length, bpm, w.confidence))
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import MotionAnalysis
+import SignalProcessing
+import VitalsIO
+
+/// `vitals motion FILE`: a human summary of everything the motion detectors find.
+struct Motion: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Summarise a motion log: channels, rate, gaps, sets and reps, swings, holds, impacts.")
+
+    @Argument(help: "Motion log (CSV with a header; Core Motion, Exermote, InfluxDB or --columns).")
+    var file: String
+    @Option(help: "Wrist the device is on: left or right (for swings).") var wrist: Wrist = .right
+    @OptionGroup var input: MotionLogArguments
+
+    func run() throws {
+        try reportingInputErrors {
+            let log = try input.read(file)
+            let motion = try log.deviceMotion(filter: log.hasDeviceMotion ? .init() : .responsive)
+            var channels: [String] = []
+            if log.gravity != nil { channels.append("gravity") }
+            if log.userAcceleration != nil { channels.append("user acceleration") }
+            if log.acceleration != nil { channels.append("acceleration") }
+            if log.rotationRate != nil { channels.append("rotation rate") }
+            if log.attitude != nil { channels.append("attitude") }
+            if log.magneticField != nil { channels.append("magnetic field") }
+            if log.relativeAltitude != nil { channels.append("altitude") }
+            print((file as NSString).lastPathComponent)
+            print(String(format: "  %d samples, %.1f min of data, %.1f Hz, %d gaps", log.count, MotionEvaluation.minutes(log.time),
+                         log.sampleRate, log.gaps.count))
+            print("  channels: " + channels.joined(separator: ", ") + (log.hasDeviceMotion ? "" : " (gravity from the attitude filter)"))
+
+            var counter = RepCounter(sampleRate: log.sampleRate)
+            let sets = counter.process(motion)
+            print("  reps: \(sets.reduce(0) { $0 + $1.reps }) in \(sets.count) sets"
+                  + (sets.isEmpty ? "" : ": " + sets.map { String(format: "%d (%.0f-%.0f s)", $0.reps, $0.start, $0.end) }.joined(separator: ", ")))
+
+            let swings = SwingAnalysis.run(motion, mode: .strokes, wrist: wrist, sampleRate: log.sampleRate)
+            let f = swings.filter { $0.kind == .forehand }.count, b = swings.filter { $0.kind == .backhand }.count
+            print("  swings (\(wrist.rawValue) wrist): \(swings.count): \(f) forehands, \(b) backhands, \(swings.count - f - b) serves"
+                  + (swings.isEmpty ? "" : String(format: "; peak rate median %.1f rad/s", Statistics.median(swings.map(\.peakRate)))))
+
+            var stability = PoseStability()
+            let holds = stability.process(motion)
+            let falls = holds.filter(\.endedInFall).count
+            print(String(format: "  holds: %d (%.0f s in total), %d ended in a fall", holds.count, holds.reduce(0) { $0 + $1.duration }, falls)
+                  + (holds.isEmpty ? "" : String(format: "; median sway %.1f°", Statistics.median(holds.map(\.swayDegrees)))))
+
+            var impactDetector = ImpactDetector()
+            let impacts = impactDetector.process(motion)
+            print("  impacts (user acceleration >= \(ImpactDetector.Parameters().threshold) g): \(impacts.count)"
+                  + (impacts.isEmpty ? "" : String(format: ", largest %.2f g", impacts.map(\.peak).max()!)))
+        }
+    }
+}

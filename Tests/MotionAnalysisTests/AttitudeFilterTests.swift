@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import MotionAnalysis
+
+@Suite struct AttitudeFilterTests {
+    /// A device tumbling at known body rates; the accelerometer reads true gravity plus bursts of user
+    /// acceleration and noise.
+    static func tumble(rate: Double, seconds: Double, userBursts: Bool) -> (imu: [IMUSample], truth: [Vector3]) {
+        var g = SplitMix64(seed: 7)
+        var q = Attitude(roll: 0.3, pitch: -0.4, yaw: 0).quaternion
+        var imu: [IMUSample] = []
+        var truth: [Vector3] = []
+        let n = Int(seconds * rate)
+        for k in 0..<n {
+            let t = Double(k) / rate
+            let w = Self.rate(t)
+            let gravity = q.conjugate.rotate(Vector3(x: 0, y: 0, z: -1))
+            var user = Vector3.zero
+            if userBursts && Int(t) % 3 == 0 { user = Vector3(x: 0.5 * sin(9 * t), y: 0.3, z: -0.4 * cos(7 * t)) }
+            let noise = Vector3(x: Double.random(in: -0.01...0.01, using: &g), y: Double.random(in: -0.01...0.01, using: &g),
+                                z: Double.random(in: -0.01...0.01, using: &g))
+            imu.append(IMUSample(time: t, acceleration: gravity + user + noise, rotationRate: w))
+            truth.append(gravity)
+            // Advance the true attitude through the continuously varying rate (fine sub-steps).
+            for s in 0..<20 {
+                let ws = Self.rate(t + (Double(s) + 0.5) / (20 * rate))
+                q = q * Quaternion(axis: ws, angle: ws.magnitude / (20 * rate))
+            }
+        }
+        return (imu, truth)
+    }
+
+    static func rate(_ t: Double) -> Vector3 {
+        Vector3(x: 2 * sin(1.3 * t), y: 1.5 * cos(0.7 * t), z: 1.0 * sin(2.1 * t + 1))
+    }
+
+    @Test func tracksGravityThroughRotationWithinHalfADegree() {
+        let (imu, truth) = Self.tumble(rate: 100, seconds: 30, userBursts: false)
+        let out = AttitudeFilter.run(imu)
+        let errors = zip(out, truth).map { $0.gravity.angle(to: $1) * 180 / .pi }.sorted()
+        #expect(errors[errors.count / 2] < 0.5)
+        for m in out { #expect(abs(m.gravity.magnitude - 1) < 1e-6) }
+    }
+
+    @Test func userAccelerationBurstsDisturbGravityLessThanTheAccelerometerDirection() {
+        let (imu, truth) = Self.tumble(rate: 100, seconds: 30, userBursts: true)
+        let out = AttitudeFilter.run(imu)
+        let errors = zip(out, truth).map { $0.gravity.angle(to: $1) * 180 / .pi }.sorted()
+        let raw = zip(imu, truth).map { $0.acceleration.angle(to: $1) * 180 / .pi }.sorted()
+        #expect(errors[errors.count / 2] < 2)
+        #expect(errors[errors.count * 9 / 10] < raw[raw.count * 9 / 10] / 2)
+        #expect(errors.last! < 10)
+    }
+
+    @Test func userAccelerationIsTotalMinusGravity() {
+        let (imu, _) = Self.tumble(rate: 50, seconds: 5, userBursts: true)
+        for (s, m) in zip(imu, AttitudeFilter.run(imu)) {
+            #expect((m.totalAcceleration - s.acceleration).magnitude < 1e-12)
+        }
+    }
+
+    @Test func restartsFromTheAccelerometerAfterAGap() {
+        var f = AttitudeFilter()
+        _ = f.process(IMUSample(time: 0, acceleration: Vector3(x: 0, y: 0, z: -1), rotationRate: Vector3(x: 3, y: 0, z: 0)))
+        let m = f.process(IMUSample(time: 5, acceleration: Vector3(x: 0, y: -1, z: 0), rotationRate: .zero))
+        #expect(m.gravity.angle(to: Vector3(x: 0, y: -1, z: 0)) < 1e-9)
+    }
+
+    @Test func levelAttitudeReproducesGravity() {
+        for v in [Vector3(x: 0.2, y: -0.9, z: 0.3), Vector3(x: 0, y: 0, z: 1), Vector3(x: -1, y: 0, z: 0)] {
+            #expect(AttitudeFilter.levelAttitude(gravity: v).gravity.angle(to: v) < 1e-9)
+        }
+    }
+}

@@ -1,0 +1,300 @@
+import Foundation
+import Testing
+@testable import PulseDetection
+
+/// SplitMix64 with a Box-Muller normal deviate (file-private so test helpers never collide).
+private struct HRVTestNoise: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func gaussian() -> Double {
+        let u1 = Double.random(in: Double.leastNonzeroMagnitude..<1, using: &self)
+        let u2 = Double.random(in: 0..<1, using: &self)
+        return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
+    }
+}
+
+/// Beat times (s) from intervals (ms), first beat at `start`.
+private func beatTimes(_ intervals: [Double], start: Double = 0.5) -> [Double] {
+    var t = start
+    return [start] + intervals.map { t += $0 / 1000; return t }
+}
+
+/// 300 intervals: 1000 ms ± 40 ms at 0.2 beat⁻¹ (HF, breathing), ± 25 ms at 0.08 beat⁻¹ (LF) and a
+/// deterministic ±6 ms saw-tooth. The HeartPy numbers below were computed from exactly this series.
+private func heartPyReferenceIntervals() -> [Double] {
+    (0..<300).map { k in
+        let kd = Double(k)
+        return 1000 + 40 * sin(2 * Double.pi * 0.2 * kd) + 25 * sin(2 * Double.pi * 0.08 * kd)
+            + 6 * Double((k * 37) % 11 - 5) / 5
+    }
+}
+
+@Suite struct HRVTimeDomainTests {
+    @Test func steppedIntervalsGiveAnalyticMeasures() {
+        // 820, 880, 940, 880, ... (30 cycles): every successive difference is 60 ms.
+        let cycle: [Double] = [820, 880, 940, 880]
+        let rr = (0..<120).map { cycle[$0 % 4] }
+        let r = HRV.measures(intervals: rr)
+        #expect(r.rejected.isEmpty)
+        let m = r.measures
+        #expect(abs(m.ibi - 880) < 1e-9)
+        #expect(abs(m.bpm - 60_000 / 880) < 1e-9)
+        #expect(abs(m.sdnn - 1800.0.squareRoot()) < 1e-9)   // √((60² + 0 + 60² + 0) / 4)
+        #expect(abs(m.rmssd - 60) < 1e-9)
+        #expect(abs(m.sdsd) < 1e-9)
+        #expect(m.pnn20 == 1 && m.pnn50 == 1)
+        #expect(abs(m.hrMAD - 30) < 1e-9)                   // median of |x - 880| = {60, 0, 60, 0}
+    }
+
+    @Test func poincareOfSteppedIntervalsIsAnalytic() {
+        // 121 intervals give 120 pairs, i.e. whole cycles of (820,880) (880,940) (940,880) (880,820):
+        // (a - b)/√2 = ∓60/√2 and (a + b)/√2 = {1700, 1820, 1820, 1700}/√2, so sd1 = sd2 = 60/√2.
+        let cycle: [Double] = [820, 880, 940, 880]
+        let m = HRV.measures(intervals: (0..<121).map { cycle[$0 % 4] }).measures
+        let expected = 60 / 2.0.squareRoot()
+        #expect(abs(m.sd1 - expected) < 1e-9)
+        #expect(abs(m.sd2 - expected) < 1e-9)
+        #expect(abs(m.s - Double.pi * expected * expected) < 1e-6)
+        #expect(abs(m.sd1sd2 - 1) < 1e-12)
+    }
+
+    @Test func differencesOfExactlyFiftyDoNotCountForPNN50() {
+        // 800, 850, 900, 850, ...: successive differences of exactly 50 ms; HeartPy counts d > 50.
+        let cycle: [Double] = [800, 850, 900, 850]
+        let m = HRV.measures(intervals: (0..<80).map { cycle[$0 % 4] }).measures
+        #expect(abs(m.rmssd - 50) < 1e-9)
+        #expect(m.pnn20 == 1 && m.pnn50 == 0)
+    }
+
+    @Test(arguments: [10.0, 40.0, 80.0])
+    func sinusoidalIntervalsGiveAnalyticRMSSDAndSDNN(amplitude a: Double) {
+        // rr[k] = 900 + a sin(2π k / 8): successive differences 2a sin(π/8) cos(...), so
+        // RMSSD = √2 a sin(π/8); SDNN (population, whole periods) = a / √2.
+        let rr = (0..<400).map { 900 + a * sin(2 * Double.pi * Double($0) / 8) }
+        let m = HRV.measures(beatTimes: beatTimes(rr)).measures
+        let rmssd = 2.0.squareRoot() * a * sin(Double.pi / 8)
+        #expect(abs(m.rmssd - rmssd) / rmssd < 0.001)
+        #expect(abs(m.sdnn - a / 2.0.squareRoot()) / (a / 2.0.squareRoot()) < 0.001)
+    }
+
+    @Test func beatTimesAndIntervalsGiveTheSameMeasures() {
+        let rr = heartPyReferenceIntervals()
+        let a = HRV.measures(intervals: rr).measures.dictionary
+        let b = HRV.measures(beatTimes: beatTimes(rr, start: 12.25)).measures.dictionary
+        #expect(Set(a.keys) == Set(b.keys))
+        for (k, v) in a { #expect(abs(v - b[k]!) <= 1e-6 * max(1, abs(v)), "\(k)") }
+    }
+}
+
+@Suite struct HRVHeartPyCrossCheckTests {
+    // Expected values: HeartPy 1.2.6, `hp.process_rr(list(rr), calc_freq=True, square_spectrum=False)`
+    // on heartPyReferenceIntervals() (numpy 2.4.6 / scipy 1.17.1, with `np.trapz = np.trapezoid` because
+    // numpy 2.4 removed trapz). Time-domain and Poincaré definitions are identical, so they agree to
+    // rounding. LF/HF differ by construction (HeartPy: cubic smoothing spline, 4 samples per mean beat;
+    // here: natural cubic spline at 4 Hz — the same rate at this 60 bpm mean), hence 3 %.
+    static let heartPy: [String: Double] = [
+        "bpm": 60.0007200086401, "ibi": 999.988, "sdnn": 33.529736791973555, "sdsd": 16.99104161693264,
+        "rmssd": 34.89331164784061, "pnn20": 0.7090301003344481, "pnn50": 0.1605351170568562,
+        "hr_mad": 21.752497955483648, "sd1": 24.67311151063549, "sd2": 40.49538314366996,
+        "s": 3138.9132016866565, "sd1/sd2": 0.6092820858886544, "breathingrate": 0.2,
+        "lf": 315.0069116452633, "hf": 797.2920279514635, "lf/hf": 0.3950960257995203,
+    ]
+
+    @Test func timeDomainAndPoincareMatchHeartPy() {
+        let r = HRV.measures(intervals: heartPyReferenceIntervals())
+        #expect(r.rejected.isEmpty)
+        let d = r.measures.dictionary
+        for name in ["bpm", "ibi", "sdnn", "sdsd", "rmssd", "pnn20", "pnn50", "hr_mad", "sd1", "sd2", "s", "sd1/sd2"] {
+            #expect(abs(d[name]! - Self.heartPy[name]!) <= 1e-9 * abs(Self.heartPy[name]!), "\(name)")
+        }
+    }
+
+    @Test func frequencyDomainAndBreathingRateMatchHeartPy() {
+        let d = HRV.measures(intervals: heartPyReferenceIntervals()).measures.dictionary
+        #expect(abs(d["breathingrate"]! - 0.2) < 1e-9)
+        for name in ["lf", "hf", "lf/hf"] {
+            #expect(abs(d[name]! - Self.heartPy[name]!) <= 0.03 * Self.heartPy[name]!, "\(name): \(d[name]!)")
+        }
+        // And against the analytic band powers of the two sinusoids, A²/2: 312.5 and 800 ms².
+        #expect(abs(d["lf"]! - 312.5) < 0.03 * 312.5)
+        #expect(abs(d["hf"]! - 800) < 0.03 * 800)
+    }
+}
+
+@Suite struct HRVHeartPyAt80BPMTests {
+    @Test func spectralMeasuresMatchHeartPyAwayFromSixtyBPM() {
+        // 400 intervals around 750 ms (80 bpm), where HeartPy resamples at 4 per mean beat (5.33 Hz)
+        // and we at 4 Hz. HeartPy 1.2.6 process_rr (as above) gave rmssd 26.2314, sdnn 25.7713,
+        // breathingrate 0.2667, lf 200.84, hf 447.3577, lf/hf 0.4489.
+        let rr = (0..<400).map { k -> Double in
+            let kd = Double(k)
+            return 750 + 30 * sin(2 * Double.pi * 0.2 * kd) + 20 * sin(2 * Double.pi * 0.06 * kd)
+                + 6 * Double((k * 37) % 11 - 5) / 5
+        }
+        let m = HRV.measures(intervals: rr).measures
+        #expect(abs(m.rmssd - 26.2314) < 1e-3)
+        #expect(abs(m.sdnn - 25.7713) < 1e-3)
+        #expect(abs(m.breathingRate - 0.2667) < 1e-3)
+        #expect(abs(m.lf - 200.84) < 0.03 * 200.84)
+        #expect(abs(m.hf - 447.3577) < 0.03 * 447.3577)
+        #expect(abs(m.lfhf - 0.4489) < 0.03 * 0.4489)
+    }
+}
+
+@Suite struct HRVArtefactTests {
+    /// Clean series with respiratory sinus arrhythmia of ±8 % around 800 ms.
+    static func clean(_ n: Int = 200) -> [Double] {
+        (0..<n).map { 800 + 64 * sin(2 * Double.pi * Double($0) / 4.5) }
+    }
+
+    @Test func cleanSeriesWithStrongSinusArrhythmiaKeepsEveryInterval() {
+        #expect(HRV.measures(intervals: Self.clean()).rejected.isEmpty)
+    }
+
+    @Test func prematureBeatRejectsTheShortAndTheCompensatoryInterval() {
+        var rr = Self.clean()
+        let total = rr[50] + rr[51]
+        rr[50] = 0.65 * rr[50]   // the ectopic beat comes 35 % early
+        rr[51] = total - rr[50]  // full compensatory pause
+        let r = HRV.measures(intervals: rr)
+        #expect(r.rejected.map(\.index) == [50, 51])
+        // Strong sinus arrhythmia widens the pair rule's threshold; the 20 % rule catches both.
+        #expect(r.rejected.allSatisfy { $0.reason == .deviatesFromNeighbours || $0.reason == .ectopicOrMisplacedBeat })
+        // Excluding them keeps RMSSD within 5 % of the clean series' (only diffs touching 50, 51 go).
+        let clean = HRV.measures(intervals: Self.clean()).measures.rmssd
+        #expect(abs(r.measures.rmssd - clean) / clean < 0.05)
+    }
+
+    @Test func missedAndExtraBeatsAreRejected() {
+        var rr = Self.clean()
+        rr[80] += rr[81]          // missed beat: one double interval
+        rr.remove(at: 81)
+        let split = rr[120]
+        rr[120] = 0.4 * split     // false extra beat splits an interval
+        rr.insert(0.6 * split, at: 121)
+        let r = HRV.measures(intervals: rr)
+        #expect(r.rejected.map(\.index) == [80, 120, 121])
+    }
+
+    @Test func implausibleIntervalsAreOutOfRange() {
+        var rr = Self.clean(60)
+        rr[10] = 3500   // a 3.5 s gap in detection
+        rr[30] = 120    // 500 bpm
+        let r = HRV.measures(intervals: rr)
+        #expect(r.rejected.map(\.index) == [10, 30])
+        #expect(r.rejected.allSatisfy { $0.reason == .outOfRange })
+        #expect(r.accepted.filter { !$0 }.count == 2)
+    }
+
+    @Test func excludedBeatsRemoveBothTheirIntervals() {
+        let times = beatTimes(Self.clean(60))
+        let r = HRV.measures(beatTimes: times, excludedBeats: [20])
+        #expect(r.rejected.map(\.index) == [19, 20])
+        #expect(r.rejected.allSatisfy { $0.reason == .excludedBeat })
+    }
+}
+
+@Suite struct HRVAvailabilityTests {
+    @Test func tooFewBeatsGiveNaNNotNumbers() {
+        #expect(HRV.measures(beatTimes: []).measures.dictionary.isEmpty)
+        #expect(HRV.measures(beatTimes: [1.0]).measures.dictionary.isEmpty)
+        let one = HRV.measures(beatTimes: [1.0, 1.8]).measures.dictionary
+        #expect(Set(one.keys) == ["bpm", "ibi", "hr_mad"])
+    }
+
+    @Test func spectralMeasuresNeedFiftySecondsAndBreathingTwenty() {
+        // 30 s of beats: breathing rate yes, LF/HF no; 60 s: both.
+        let short = HRV.measures(intervals: [Double](repeating: 1000, count: 30).enumerated().map { 1000 + 30 * sin(Double($0.offset) * 1.6) })
+        #expect(short.measures.breathingRate.isFinite)
+        #expect(short.measures.lf.isNaN && short.measures.hf.isNaN && short.measures.lfhf.isNaN)
+        let long = HRV.measures(intervals: (0..<60).map { 1000 + 30 * sin(Double($0) * 1.6) })
+        #expect(long.measures.lf.isFinite && long.measures.hf.isFinite)
+    }
+
+    @Test func jsonUsesHeartPyNamesWithNullForMissing() throws {
+        let r = HRV.measures(intervals: [800, 900, 800, 900, 850, 820])
+        let data = try JSONEncoder().encode(r.measures)
+        let object = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+        #expect(Set(object.keys) == Set(HRVMeasures.names))
+        #expect(object["lf/hf"] is NSNull)
+        #expect((object["rmssd"] as? Double) == r.measures.rmssd)
+        #expect(r.measures.rmssd.isFinite)
+        let back = try JSONDecoder().decode(HRVMeasures.self, from: data)
+        #expect(back.dictionary == r.measures.dictionary)
+    }
+}
+
+@Suite struct HRVEctopicPairTests {
+    @Test func slightlyPrematureBeatWithCompensatoryPauseIsRejectedAsAPair() {
+        // 15 % premature in a calm rhythm (±2 % sinus arrhythmia): the 20 % rule alone would keep both.
+        var rr = (0..<200).map { 800 + 16 * sin(2 * Double.pi * Double($0) / 4.5) }
+        let total = rr[70] + rr[71]
+        rr[70] *= 0.85
+        rr[71] = total - rr[70]
+        let r = HRV.measures(intervals: rr)
+        #expect(r.rejected.map(\.index) == [70, 71])
+        #expect(r.rejected.allSatisfy { $0.reason == .ectopicOrMisplacedBeat })
+    }
+
+    @Test func lateDetectedBeatIsRejectedAsAPair() {
+        // A beat time detected 120 ms late: long then short, same sum.
+        var times = beatTimes([Double](repeating: 750, count: 80).enumerated().map { 750 + 20 * sin(Double($0.offset)) })
+        times[40] += 0.12
+        let r = HRV.measures(beatTimes: times)
+        #expect(r.rejected.map(\.index) == [39, 40])
+        #expect(r.rejected.allSatisfy { $0.reason == .ectopicOrMisplacedBeat })
+        #expect(r.ectopicBeats == [40])
+    }
+
+    @Test func sustainedStepInRateIsNotAnArtefact() {
+        // 900 ms for 60 beats then 700 ms (exercise onset): no interval is 10 % off in opposite
+        // directions on consecutive beats with a compensating sum, and a step is not a spike.
+        let rr = [Double](repeating: 900, count: 60) + [Double](repeating: 700, count: 60)
+        let r = HRV.measures(intervals: rr)
+        #expect(r.rejected.isEmpty)
+    }
+}
+
+@Suite struct HRVSinusArrhythmiaTests {
+    @Test(arguments: [3, 4, 5, 6, 8, 10, 13, 20], [0.02, 0.05, 0.08, 0.10])
+    func sinusArrhythmiaIsNeverRejected(periodBeats: Int, amplitude: Double) {
+        // Respiratory sinus arrhythmia: a sinusoidal modulation of up to ±10 % with any breathing
+        // period from 3 to 20 beats, plus a slow ±3 % drift.
+        let rr = (0..<300).map { k -> Double in
+            let kd = Double(k)
+            return 850 * (1 + amplitude * sin(2 * Double.pi * kd / Double(periodBeats) + 0.4)
+                          + 0.03 * sin(2 * Double.pi * kd / 170))
+        }
+        #expect(HRV.measures(intervals: rr).rejected.isEmpty)
+    }
+}
+
+@Suite struct HRVRobustnessTests {
+    @Test func beatTimesThatGoBackwardsAreRejectedNotACrash() {
+        var times = beatTimes((0..<120).map { 900 + 30 * sin(Double($0)) })
+        times[60] = times[20]  // a timestamp jumps back 40 beats
+        let r = HRV.measures(beatTimes: times)
+        #expect(r.rejected.contains { $0.index == 59 && $0.reason == .outOfRange })
+        #expect(r.measures.rmssd.isFinite && r.measures.lf.isFinite)
+        #expect(HRV.measures(beatTimes: [0, 1, 2, .nan, 4, 5, 6, 7, 8]).measures.ibi == 1000)
+    }
+
+    @Test func threeMillisecondTimingJitterChangesRMSSDByLessThanFivePercent() {
+        // Timing noise of σ adds about 6σ² to RMSSD² (each difference involves three beat times);
+        // ±3 ms uniform jitter (σ = √3 ms) on a series with RMSSD ≈ 25 ms moves it by ~1.5 %.
+        var g = HRVTestNoise(seed: 11)
+        let rr = (0..<600).map { _ in 800 + 18 * g.gaussian() }
+        let exact = HRV.measures(intervals: rr).measures.rmssd
+        let times = beatTimes(rr).map { $0 + Double.random(in: -0.003...0.003, using: &g) }
+        let jittered = HRV.measures(beatTimes: times).measures.rmssd
+        #expect(exact > 20 && exact < 30)
+        #expect(abs(jittered - exact) / exact < 0.05)
+    }
+}

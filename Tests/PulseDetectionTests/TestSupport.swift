@@ -1,0 +1,16 @@
+import Testing
+@testable import PulseDetection
+
+/// Event lists compared exactly, value by value. `PulseEvent`'s `==` cannot be used for this: a
+/// `QualityReport` carries `perfusionPercent = .nan` for derived channels, and NaN != NaN, so two
+/// identical quality events compare unequal. The descriptions print every Double exactly (shortest
+/// round-trip form), NaN included.
+func expectSameEvents(_ a: [PulseEvent], _ b: [PulseEvent], _ context: String = "",
+                      sourceLocation: SourceLocation = #_sourceLocation) {
+    let sa = a.map { "\($0)" }, sb = b.map { "\($0)" }
+    if sa == sb { return }
+    let i = (0..<min(sa.count, sb.count)).first { sa[$0] != sb[$0] } ?? min(sa.count, sb.count)
+    let left = i < sa.count ? sa[i] : "end", right = i < sb.count ? sb[i] : "end"
+    Issue.record("\(context) events differ: \(sa.count) vs \(sb.count) events; first difference at \(i): \(left) vs \(right)",
+                 sourceLocation: sourceLocation)
+}

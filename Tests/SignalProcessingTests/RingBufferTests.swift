@@ -1,0 +1,48 @@
+import Testing
+@testable import SignalProcessing
+
+@Suite struct RingBufferTests {
+    @Test(arguments: 1...8)
+    func keepsTheNewestElementsOldestFirstAtEveryWrapPosition(capacity: Int) {
+        var ring = RingBuffer<Int>(capacity: capacity)
+        var reference: [Int] = []
+        #expect(ring.isEmpty)
+        for value in 0..<(3 * capacity + 1) {
+            let dropped = ring.append(value)
+            reference.append(value)
+            if reference.count > capacity {
+                #expect(dropped == reference.removeFirst())
+            } else {
+                #expect(dropped == nil)
+            }
+            #expect(Array(ring) == reference)
+            #expect(ring.count == reference.count)
+            #expect(ring.isFull == (reference.count == capacity))
+            #expect(ring.first == reference.first && ring.last == reference.last)
+            for i in reference.indices { #expect(ring[i] == reference[i]) }
+        }
+    }
+
+    @Test(arguments: 1...8)
+    func subscriptSetWritesTheLogicalPosition(capacity: Int) {
+        var ring = RingBuffer<Int>(capacity: capacity)
+        for v in 0..<(capacity + capacity / 2) { ring.append(v) }
+        var reference = Array(ring)
+        for i in ring.indices {
+            ring[i] = 100 + i
+            reference[i] = 100 + i
+        }
+        #expect(Array(ring) == reference)
+        #expect(Array(ring.reversed()) == reference.reversed())
+    }
+
+    @Test func removeAllEmptiesAndStartsOver() {
+        var ring = RingBuffer<Double>(capacity: 3)
+        for v in 0..<5 { ring.append(Double(v)) }
+        ring.removeAll()
+        #expect(ring.isEmpty)
+        ring.append(9)
+        #expect(Array(ring) == [9])
+        #expect(ring == { var r = RingBuffer<Double>(capacity: 3); r.append(9); return r }())
+    }
+}

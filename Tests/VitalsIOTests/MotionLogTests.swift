@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+import MotionAnalysis
+@testable import VitalsIO
+
+@Suite struct MotionLogTests {
+    func parse(_ text: String, _ options: MotionLogOptions = MotionLogOptions()) throws -> MotionLog {
+        try MotionLog.parse(bytes: Array(text.utf8), source: "test.csv", options: options)
+    }
+
+    @Test func readsTheExermoteLayoutSkippingEmptyLeadingRowsAndIgnoringLabels() throws {
+        let text = """
+        Device: xGravity,Device: yGravity,Device: zGravity,Device: xAcceleration,Device: yAcceleration,Device: zAcceleration,Device: pitch,Device: roll,Device: yaw,Device: xRotationRate,Device: yRotationRate,Device: zRotationRate,exerciseType,exerciseSubType,timeStampSaved,individual
+        ,,,,,,,,,,,,setBreak,setBreak,2017-03-30 18:45:36:794,1
+        -0.27,0.94,0.21,0.04,0.03,0.03,-1.22,-2.23,-1.92,-0.58,0.07,0.29,setBreak,setBreak,2017-03-30 18:45:36:887,1
+        -0.24,0.94,0.25,0.01,0.09,0.08,-1.21,-2.39,-2.1,-0.57,0.29,0.43,setBreak,setBreak,2017-03-30 18:45:36:986,1
+        -0.21,0.93,0.3,0.04,0.07,0.14,-1.2,-2.54,-2.29,-0.59,0.29,0.46,setBreak,setBreak,2017-03-30 18:45:37:085,1
+        """
+        let log = try parse(text)
+        #expect(log.count == 3)
+        #expect(abs(log.time[1] - 0.099) < 1e-6 && abs(log.time[2] - 0.198) < 1e-6)  // epoch seconds keep ~0.1 µs
+        #expect(log.notes.contains { $0.contains("dropped 1") })
+        #expect(abs(log.rotationRate![0].x + 0.58) < 1e-12)
+        #expect(abs(log.userAcceleration![2].z - 0.14) < 1e-12)
+        // Attitude from pitch/roll reproduces the logged gravity (to the log's 2 decimals).
+        let g = log.attitude![0].gravity
+        #expect((g - log.gravity![0]).magnitude < 0.02)
+        #expect(log.acceleration == nil)
+    }
+
+    @Test func readsInfluxAnnotatedCSVWithUnitsInferredAndStated() throws {
+        var text = """
+        #group,FALSE,FALSE,FALSE,FALSE,FALSE,FALSE,FALSE,FALSE,FALSE,FALSE,FALSE
+        #datatype,string,long,dateTime:RFC3339,double,double,double,double,double,double,double,double
+        #default,_result,,,,,,,,,,
+        ,result,table,_time,Amag,Ax,Ay,Az,Gmag,Gx,Gy,Gz
+
+        """
+        for k in 0..<200 {
+            let gx = k % 10 == 0 ? 200.0 : 20.0
+            text += ",,0,2025-11-18T17:40:\(String(format: "%06.3f", Double(k) * 0.01))Z,9.8,0,0,9.81,1,\(gx),0,0\n"
+        }
+        let log = try parse(text)
+        #expect(log.count == 200)
+        #expect(abs(log.sampleRate - 100) < 0.01)
+        #expect(abs(log.acceleration![0].z + 9.81 / 9.80665) < 1e-9)  // specific force -> Core Motion sign
+        #expect(abs(log.rotationRate![0].x - 200 * Double.pi / 180) < 1e-9)
+        #expect(log.notes.contains { $0.contains("deg/s") })
+        #expect(log.notes.contains { $0.contains("m/s2") })
+    }
+
+    @Test func columnsMappingAndExplicitUnitsOverrideRecognition() throws {
+        let text = "ts,p,q,r,u,v,w\n0,0,0,1,0,0,0\n0.02,0,0,1,0.1,0,0\n0.04,0,0,1,0.2,0,0\n"
+        let columns = try MotionLogOptions.parseColumns("time=ts,accel.x=p,accel.y=q,accel.z=r,gyro.x=u,gyro.y=v,gyro.z=w")
+        let log = try parse(text, MotionLogOptions(columns: columns, accelerationUnit: .g, rotationUnit: .radiansPerSecond))
+        #expect(log.count == 3)
+        #expect(abs(log.rotationRate![2].x - 0.2) < 1e-12)
+        #expect(abs(log.sampleRate - 50) < 1e-6)
+    }
+
+    @Test func missingColumnErrorNamesWhatExists() {
+        #expect {
+            _ = try parse("time,acc_x,acc_y\n0,1,2\n")
+        } throws: { error in
+            guard let e = error as? InputError else { return false }
+            return e.code == .missingColumn && e.message.contains("acc_x") && e.message.contains("accel.z")
+        }
+        #expect {
+            _ = try parse("when,foo\n0,1\n")
+        } throws: { error in
+            (error as? InputError)?.code == .missingColumn && "\(error)".contains("when,foo")
+        }
+    }
+
+    @Test func timeGoingBackwardsIsAClearError() {
+        #expect {
+            _ = try parse("time,acc_x,acc_y,acc_z\n0,0,0,1\n0.02,0,0,1\n0.01,0,0,1\n")
+        } throws: { error in
+            (error as? InputError)?.code == .badTimestamps && "\(error)".contains("line 4")
+        }
+    }
+
+    @Test func unitsThatContradictTheDataAreRejected() {
+        #expect {
+            _ = try parse("time,acc_x,acc_y,acc_z\n0,0,0,9.8\n0.02,0,0,9.8\n0.04,0,0,9.8\n",
+                          MotionLogOptions(accelerationUnit: .g))
+        } throws: { error in
+            (error as? InputError)?.code == .unsupportedFormat && "\(error)".contains("m/s2")
+        }
+        #expect(throws: InputError.self) {
+            _ = try MotionLogOptions.parseColumns("speed=x")
+        }
+    }
+
+    @Test func gapsAreFoundAndStated() throws {
+        var text = "time,acc_x,acc_y,acc_z\n"
+        for k in 0..<50 { text += "\(Double(k) * 0.01),0,0,1\n" }
+        for k in 0..<50 { text += "\(1.0 + Double(k) * 0.01),0,0,1\n" }
+        let log = try parse(text)
+        #expect(log.gaps.count == 1 && log.gaps[0].index == 50)
+        #expect(log.notes.contains { $0.contains("gap") })
+    }
+
+    @Test func dateTextParsesLoggerFormats() {
+        let a = DateText.seconds("2017-03-30 18:45:36:794")!
+        let b = DateText.seconds("2017-03-30T18:45:37.794Z")!
+        #expect(abs(b - a - 1) < 1e-6)
+        #expect(DateText.seconds("1970-01-01T00:00:00Z") == 0)
+        #expect(abs(DateText.seconds("1970-01-01 01:00:00 +0100")!) < 1e-9)
+        #expect(DateText.seconds("yesterday") == nil)
+    }
+}
