@@ -85,7 +85,8 @@ public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable
                     try self.configureAndStart(onFrame: onFrame)
                     continuation.resume()
                 } catch {
-                    self.shutDown()
+                    // A second start leaves the running session alone; any other failure turns all off.
+                    if (error as? MonitorError)?.code != .alreadyRunning { self.shutDown() }
                     continuation.resume(throwing: error)
                 }
             }
