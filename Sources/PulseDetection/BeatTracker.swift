@@ -23,6 +23,9 @@ public struct BeatTracker: Sendable {
         public var floor: Double = 0.12
         /// Cost of starting a new sequence (after a gap with no acceptable predecessor).
         public var startPenalty: Double = 2
+        /// A candidate's reward is its strength capped here: an artefact's huge slope must not buy
+        /// its way into the sequence past several true beats.
+        public var maximumReward: Double = 2
         public init() {}
     }
 
@@ -84,7 +87,7 @@ public struct BeatTracker: Sendable {
                 best = 0
                 bridged = true
             }
-            candidates.append(Candidate(time: time, strength: strength, score: best + strength,
+            candidates.append(Candidate(time: time, strength: strength, score: best + min(strength, settings.maximumReward),
                                         back: back < 0 ? -1 : base + back, period: period, bridged: bridged))
         }
         confirm(before: now - settings.lag, emit: emit)

@@ -18,7 +18,7 @@ public struct PulseAnalysis: Sendable {
     public var rejections = PulseAnalyzer.Rejections()
     /// Length of the analysis window the estimates cover, seconds.
     public var analysisWindow: Double = 10
-    public var minimumConfidence: Double = 0.35
+    public var minimumConfidence: Double = 0.1
 
     /// Runs the pipeline over `inputs` (time order).
     /// - Parameter observe: called with every event as the live pipeline emits it (for drawing).

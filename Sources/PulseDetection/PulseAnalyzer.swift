@@ -31,9 +31,13 @@ public struct PulseAnalyzer: Sendable {
         /// The first rate is attempted once this much signal is in, seconds.
         public var minimumWindowSeconds: Double = 5
         /// Rates with lower confidence are not reported (declined), 0...1. Chosen on MTHS as the
-        /// balance of answering and being right; the same value on odd- and even-numbered subjects
-        /// gives 86 % / 76 % answered with 84 % / 90 % within 5 bpm (`vitals eval fingertip --subset`).
-        public var minimumConfidence: Double = 0.35
+        /// balance of answering and being right (`vitals eval fingertip --min-confidence`); see the
+        /// README for the same value on odd- and even-numbered subjects separately.
+        public var minimumConfidence: Double = 0.1
+        /// Identical consecutive samples for this long (seconds) mark a clipped or flat sensor; no beat
+        /// is taken within `clippingHoldoff` seconds after such a run (the filters ring after it).
+        public var clippingRun: Double = 0.06
+        public var clippingHoldoff: Double = 0.5
         /// Whether `.waveform` events are emitted (a batch analysis that draws nothing turns them off).
         public var emitsWaveform = true
         /// Longest silence bridged by interpolation, seconds.
@@ -69,6 +73,10 @@ public struct PulseAnalyzer: Sendable {
     /// Upstrokes seen before the first rate estimate, per channel (bounded).
     private var earlyCandidates: [RingBuffer<(time: Double, strength: Double)>] = []
     private var hasPeriod = false
+    private var lastValues = SIMD4<Double>(repeating: .nan)
+    private var flatRuns = SIMD4<Int>(repeating: 0)
+    private var blockedUntil = SIMD4<Double>(repeating: -.infinity)
+    private let flatSamples: Int
     private var windows: [RingBuffer<Double>] = []
     private var windowScratch: [[Double]] = []
     private var tracker: RateTracker
@@ -95,6 +103,7 @@ public struct PulseAnalyzer: Sendable {
         tracker = RateTracker(rate: trackerRate, hop: settings.hopSeconds, settings: settings.tracker)
         hopSamples = max(1, Int((settings.hopSeconds * sampleRate).rounded()))
         minimumSamples = Int((settings.minimumWindowSeconds * sampleRate).rounded())
+        flatSamples = max(3, Int((settings.clippingRun * sampleRate).rounded()))
     }
 
     private mutating func configure(color: Bool) {
@@ -135,6 +144,9 @@ public struct PulseAnalyzer: Sendable {
         }
         tracker.reset()
         hasPeriod = false
+        lastValues = SIMD4(repeating: .nan)
+        flatRuns = SIMD4(repeating: 0)
+        blockedUntil = SIMD4(repeating: -.infinity)
         for i in 0..<n { earlyCandidates[i].removeAll() }
         gridCount = 0
         latestBPM = nil
@@ -213,7 +225,16 @@ public struct PulseAnalyzer: Sendable {
             if let beat = detectors[ch].process(time: time, value: y), ch == selected, latestBPM != nil {
                 emit(.beat(beat))
             }
-            if let c = detectors[ch].candidate {
+            // A run of identical samples is a clipped or disconnected sensor, not a pulse: upstrokes
+            // next to one are not beats.
+            if values[ch] == lastValues[ch] {
+                flatRuns[ch] += 1
+                if flatRuns[ch] >= flatSamples { blockedUntil[ch] = time + settings.clippingHoldoff }
+            } else {
+                flatRuns[ch] = 0
+            }
+            lastValues[ch] = values[ch]
+            if let c = detectors[ch].candidate, c.time >= blockedUntil[ch] {
                 if hasPeriod {
                     let isSelected = ch == selected
                     trackers[ch].add(time: c.time, strength: c.strength, period: detectors[ch].expectedPeriod, now: time) { beat in

@@ -11,10 +11,12 @@ import SignalProcessing
 /// spectrum with the rate history (heart rate changes smoothly: a random walk of `driftBPMPerSqrtSecond`),
 /// so that a window dominated by a motion artefact does not throw the estimate to a spurious peak.
 ///
-/// Confidence is the mean of three views, each 0...1: how concentrated the chosen spectrum is at the
-/// tracked rate and its harmonic (`c / (1 + c)` for concentration ratio `c`), the fraction of usable
-/// channels whose own spectral peak agrees with the tracked rate, and how well the window repeats
-/// itself one beat period later (autocorrelation; motion shared by all channels fails here).
+/// Confidence combines three views: the mean of how concentrated the chosen spectrum is at the
+/// tracked rate and its harmonic (`c / (1 + c)` for concentration ratio `c`) and the fraction of
+/// usable channels whose own spectral peak agrees with the tracked rate, scaled by the square root of
+/// how well the window repeats itself one beat period later (its autocorrelation, clamped at 0): a
+/// slow drift or motion shared by all channels can be concentrated and agreed on, but it does not
+/// repeat beat after beat, so it is declined.
 public struct RateTracker: Sendable {
     /// Settings for the tracker.
     public struct Settings: Sendable {
@@ -32,6 +34,11 @@ public struct RateTracker: Sendable {
         /// Window length over which spectra are weighed per update, seconds (evidence weight of one
         /// update is hop / (window / 2), so overlapping windows are not counted many times over).
         public var windowSeconds: Double = 10
+        /// Resting heart rates below about 50 bpm are uncommon outside trained athletes, while
+        /// respiration and slow motion put power there: rates below `lowRatePriorBPM` need stronger
+        /// spectral evidence, by a Gaussian log prior of width `lowRatePriorWidthBPM` (bpm).
+        public var lowRatePriorBPM: Double = 50
+        public var lowRatePriorWidthBPM: Double = 5
         /// Largest spacing of the spectral grid, bpm (zero padding); parabolic interpolation refines
         /// the peak between bins.
         public var binBPM: Double = 2.5
@@ -52,6 +59,7 @@ public struct RateTracker: Sendable {
     private let totalHighBin: Int
     private var forward: [Double]
     private var scratchForward: [Double]
+    private var emission: [Double]
     private var hasHistory = false
     private var re: [Double]
     private var im: [Double]
@@ -65,6 +73,8 @@ public struct RateTracker: Sendable {
     private var bestClipped: [Double] = []
     private let transitionReach: Int
     private let transition: [Double]
+    /// Log prior of each rate state: flat, except below `lowRatePriorBPM` (see Settings).
+    private let prior: [Double]
 
     /// - Parameters:
     ///   - rate: the analysis sample rate of the windows it will be given, Hz.
@@ -86,11 +96,18 @@ public struct RateTracker: Sendable {
         let states = highBin - lowBin + 1
         forward = [Double](repeating: 0, count: states)
         scratchForward = forward
+        emission = forward
         re = [Double](repeating: 0, count: n)
         im = [Double](repeating: 0, count: n)
         best = [Double](repeating: 0, count: n / 2 + 1)
         spectrum = best
         sortScratch = []
+        let firstBin = lowBin
+        prior = (0..<states).map { i in
+            let bpm = Double(firstBin + i) * binHz * 60
+            let d = max(0, settings.lowRatePriorBPM - bpm) / settings.lowRatePriorWidthBPM
+            return -0.5 * d * d
+        }
         let sigmaBins = settings.driftBPMPerSqrtSecond * hop.squareRoot() / (binHz * 60)
         transitionReach = max(1, Int((4 * sigmaBins).rounded(.up)))
         transition = (0...transitionReach).map { d in -0.5 * (Double(d) / sigmaBins) * (Double(d) / sigmaBins) }
@@ -129,9 +146,12 @@ public struct RateTracker: Sendable {
             let k = peakBin(spectrum)
             let f = refinedFrequency(spectrum, k)
             peaks.append(f * 60)
+            // A channel is as good as its spectrum is concentrated and its window repeats at its own
+            // peak's period (a drift can be concentrated at a low frequency, but does not repeat).
             let conc = concentration(spectrum, atHz: f)
-            if conc > bestConcentration {
-                bestConcentration = conc
+            let score = conc * max(0.05, autocorrelation(clipped, lagSeconds: 1 / f))
+            if score > bestConcentration {
+                bestConcentration = score
                 bestChannel = c
                 bestSpread = lastSpread
                 swap(&best, &spectrum)
@@ -139,12 +159,15 @@ public struct RateTracker: Sendable {
             }
         }
         guard bestChannel >= 0 else { return nil }
-        // Forward Viterbi step on the chosen spectrum.
+        // Emission of each rate state: the chosen spectrum's log power plus the low-rate prior.
+        // (Adding the window's autocorrelation at each rate's period was tried and made half-rate
+        // errors more frequent: a signal also repeats after two periods.)
         let weight = hop / (settings.windowSeconds / 2)
         let states = forward.count
-        best.withUnsafeBufferPointer { s in
+        for i in 0..<states { emission[i] = log(best[lowBin + i] + 1e-6) + prior[i] }
+        emission.withUnsafeBufferPointer { e in
             if !hasHistory {
-                for i in 0..<states { forward[i] = weight * log(s[lowBin + i] + 1e-6) }
+                for i in 0..<states { forward[i] = weight * e[i] }
             } else {
                 for i in 0..<states {
                     var m = -Double.infinity
@@ -153,7 +176,7 @@ public struct RateTracker: Sendable {
                         let v = forward[j] + transition[abs(i - j)]
                         if v > m { m = v }
                     }
-                    scratchForward[i] = m + weight * log(s[lowBin + i] + 1e-6)
+                    scratchForward[i] = m + weight * e[i]
                 }
                 swap(&forward, &scratchForward)
             }
@@ -172,7 +195,7 @@ public struct RateTracker: Sendable {
         let agreeing = peaks.filter { abs($0 - bpm) <= settings.agreementBPM }.count
         let agreement = Double(agreeing) / Double(max(1, peaks.count))
         let periodicity = autocorrelation(bestClipped, lagSeconds: 60 / bpm)
-        let confidence = (agreement + conc / (1 + conc) + max(0, periodicity)) / 3
+        let confidence = (agreement + conc / (1 + conc)) / 2 * max(0, periodicity).squareRoot()
         return Update(bpm: bpm, confidence: confidence, channel: bestChannel, concentration: conc, agreement: agreement,
                       spread: bestSpread, periodicity: periodicity)
     }

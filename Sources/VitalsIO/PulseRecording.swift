@@ -66,14 +66,25 @@ public struct PulseRecording: Sendable {
             guard rate >= 5, rate <= 10_000 else {
                 throw InputError(.badRate, "\(src): --rate \(rate) Hz is outside 5 Hz...10 kHz")
             }
-            if timeColumn != nil {
-                times = cols[0]
-            } else {
-                times = (0..<n).map { Double($0) / rate }
-            }
+            times = timeColumn != nil ? cols[0] : (0..<n).map { Double($0) / rate }
         } else {
             times = cols[0]
         }
+        return try validated(source: src, times: times, signal: signal, names: names, rate: rate, maximumGap: maximumGap)
+    }
+
+    /// A recording of per-frame mean colours (from a video or a camera), validated like a CSV.
+    public static func colors(_ samples: [ColorSample], source: String, maximumGap: Double = 1) throws -> PulseRecording {
+        guard samples.count >= 2 else { throw InputError(.tooShort, "\(source): only \(samples.count) frame(s)") }
+        return try validated(source: source, times: samples.map(\.time),
+                             signal: [samples.map(\.red), samples.map(\.green), samples.map(\.blue)],
+                             names: "r,g,b", rate: nil, maximumGap: maximumGap)
+    }
+
+    /// Checks times and signal, measures the rate, finds gaps and builds the inputs (times from 0).
+    static func validated(source src: String, times: [Double], signal: [[Double]], names: String, rate: Double?,
+                          maximumGap: Double) throws -> PulseRecording {
+        let n = times.count
         if let i = times.firstIndex(where: { !$0.isFinite }) {
             throw InputError(.nonFinite, "\(src): line \(i + 2), column 'time_s' is empty or not finite")
         }
@@ -100,7 +111,7 @@ public struct PulseRecording: Sendable {
         }
         for (k, values) in signal.enumerated() {
             let lo = values.min()!, hi = values.max()!
-            if signalColumns.count == 1 || k == 0 {
+            if signal.count == 1 || k == 0 {
                 // One flat colour channel (a clipped red) is normal; all flat is not.
                 let allFlat = signal.allSatisfy { $0.min()! == $0.max()! }
                 if lo == hi && allFlat {

@@ -9,15 +9,15 @@ struct HeartRate: ParsableCommand {
         commandName: "heart-rate",
         abstract: "Heart rate, beats and HRV from fingertip colour means or a PPG recording.",
         discussion: """
-        INPUT is a fingertip video (mp4, mov, avi, mkv, webm through ffmpeg; y4m natively) or a CSV file with \
-        a header: columns r,g,b (mean colour of each frame) or a signal column \
-        chosen with --column; times from a time_s column or --rate. With no INPUT, a bundled minute of \
+        INPUT is a CSV file with a header: columns r,g,b (mean colour of each frame) or a signal column \
+        chosen with --column; times from a time_s column or --rate. Or a fingertip video (.y4m natively; \
+        .mp4, .mov, .avi, .mkv, .webm through ffmpeg), analysed from its frames' presentation times. With no INPUT, a bundled minute of \
         finger PPG (PhysioNet a103l) is analysed and shown as the live component would show it.
         """,
         aliases: ["hr"]
     )
 
-    @Argument(help: "Recording to analyse (video or CSV). Omit to analyse the bundled recording.")
+    @Argument(help: "Recording to analyse (CSV). Omit to analyse the bundled recording.")
     var input: String?
 
     @Option(help: "Signal column to analyse instead of r,g,b.")
@@ -52,14 +52,19 @@ struct HeartRate: ParsableCommand {
             }
             path = url.path
         }
-        let recording = try CLIError.wrap {
-            if !bundled && VideoFile.isVideo(path: path) {
-                // A fingertip video: per-frame colour means through ffmpeg (or natively for Y4M).
-                let bar = ProgressBar(label: URL(fileURLWithPath: path).lastPathComponent)
-                defer { bar.finish() }
-                return try PulseRecording.loadVideo(path: path, progress: bar.update)
+        var recording = try CLIError.wrap { () throws -> PulseRecording in
+            if HeartRate.isVideo(path) {
+                // Frames -> mean colours (ffmpeg downscales with area averaging, which keeps the mean).
+                let progress = ProgressBar(label: URL(fileURLWithPath: path).lastPathComponent)
+                let means = try VideoColorMeans(path: path, options: .init(maxDimension: 160), progress: progress.update)
+                progress.finish()
+                return try PulseRecording.colors(means.samples, source: path)
             }
             return try PulseRecording.load(path: path, column: bundled ? "ppg" : column, rate: rate)
+        }
+        if bundled {
+            recording.source = "bundled recording (PhysioNet a103l finger PPG, first 60 s)"
+            status("Analysing \(recording.source) as the live monitor would: waveform, beats (♥), rate.")
         }
         for g in recording.gaps {
             warn(String(format: "gap in the recording from %.2f s to %.2f s: analysed either side", g.from, g.to))
@@ -77,6 +82,12 @@ struct HeartRate: ParsableCommand {
         } else {
             printSummary(recording: recording, analysis: analysis, report: report, windows: windowSpec)
         }
+    }
+
+    static let videoExtensions: Set<String> = ["y4m", "mp4", "mov", "m4v", "avi", "mkv", "webm"]
+
+    static func isVideo(_ path: String) -> Bool {
+        videoExtensions.contains(URL(fileURLWithPath: path).pathExtension.lowercased())
     }
 
     private func printSummary(recording: PulseRecording, analysis: PulseAnalysis, report: JSON,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PulseDetection
 import VitalsIO
 
 /// A command failure with one line for the person at the terminal; exits with status 1.
@@ -13,6 +14,8 @@ struct CLIError: Error, CustomStringConvertible {
             return try body()
         } catch let e as InputError {
             throw CLIError(e.message)
+        } catch let e as FrameError {
+            throw CLIError(e.description)
         }
     }
 }

@@ -1,0 +1,81 @@
+import Foundation
+import PulseDetection
+import Testing
+@testable import VitalsIO
+
+@Suite struct PulseRecordingTests {
+    private func load(_ text: String, column: String? = "ppg", rate: Double? = nil) throws -> PulseRecording {
+        try PulseRecording.load(try CSVFile(bytes: Array(text.utf8), source: "t.csv"), column: column, rate: rate)
+    }
+
+    private func sine(rows: Int, rate: Double, time: (Int) -> Double = { Double($0) }) -> String {
+        "time_s,ppg\n" + (0..<rows).map { i in "\(time(i) / rate),\(sin(Double(i) / 5))" }.joined(separator: "\n")
+    }
+
+    @Test func measuresTheRateFromTimestampsAndStartsTimeAtZero() throws {
+        let text = "time_s,ppg\n" + (0..<500).map { "\(100 + Double($0) / 50),\(sin(Double($0) / 5))" }.joined(separator: "\n")
+        let r = try load(text)
+        #expect(abs(r.sampleRate - 50) < 1e-9)
+        #expect(r.inputs.first?.time == 0)
+        #expect(abs(r.duration - 9.98) < 1e-9)
+    }
+
+    @Test func colourColumnsMakeColourInputs() throws {
+        let text = "time_s,r,g,b\n" + (0..<100).map { "\(Double($0) / 30),250,\(30 + sin(Double($0))),20" }.joined(separator: "\n")
+        let r = try load(text, column: nil)
+        #expect(r.columns == "r,g,b")
+        guard case .color(let c) = r.inputs[0] else {
+            Issue.record("expected colour input")
+            return
+        }
+        #expect(c.red == 250 && c.blue == 20)
+    }
+
+    @Test func aMissingColumnNamesTheColumnsThatExist() {
+        #expect(throws: InputError(.missingColumn, "t.csv: no r,g,b colour columns; name the signal column with --column (columns: time_s,x)")) {
+            try load("time_s,x\n0,1\n1,2\n", column: nil)
+        }
+    }
+
+    @Test func noTimeColumnAsksForTheRate() throws {
+        #expect(throws: InputError.self) { try load("ppg\n1\n2\n3\n") }
+        let r = try load("ppg\n" + (0..<300).map { "\(sin(Double($0) / 4))" }.joined(separator: "\n"), rate: 100)
+        #expect(r.sampleRate == 100 && abs(r.duration - 2.99) < 1e-9)
+    }
+
+    @Test func timestampsThatRepeatOrGoBackAreRejectedWithTheirLine() {
+        let repeated = sine(rows: 300, rate: 100) { $0 == 100 ? 99 : Double($0) }
+        #expect(throws: InputError(.badTimestamps, "t.csv: line 102: time 0.99 s does not increase (previous 0.99 s)")) {
+            try load(repeated)
+        }
+    }
+
+    @Test func nonFiniteValuesAreRejected() {
+        #expect(throws: InputError.self) { try load("time_s,ppg\n0,1\n0.01,nan\n0.02,1\n") }
+        #expect(throws: InputError.self) { try load("time_s,ppg\n0,1\n0.01,inf\n0.02,1\n") }
+    }
+
+    @Test func absurdRatesAndFlatSignalsAreRejected() {
+        #expect(throws: InputError.self) { try load(sine(rows: 100, rate: 2)) }
+        #expect(throws: InputError.self) { try load(sine(rows: 300_000, rate: 100_000)) }
+        let flat = "time_s,ppg\n" + (0..<500).map { "\(Double($0) / 100),1.5" }.joined(separator: "\n")
+        #expect(throws: InputError(.flatSignal, "t.csv: the signal (ppg) is flat: no pulse to measure")) { try load(flat) }
+    }
+
+    @Test func gapsOverOneSecondAreReportedNotRejected() throws {
+        let r = try load(sine(rows: 1000, rate: 100) { $0 >= 500 ? Double($0) + 300 : Double($0) })
+        #expect(r.gaps.count == 1)
+        #expect(abs(r.gaps[0].from - 4.99) < 1e-9 && abs(r.gaps[0].to - 8.0) < 1e-9)
+    }
+
+    @Test func windowStartsFollowTheIssuesRule() {
+        #expect(HeartRateReport.windowStarts(duration: 26, length: 10, hop: 5) == [0, 5, 10, 15])
+        #expect(HeartRateReport.windowStarts(duration: 9.9, length: 10, hop: 5) == [])
+    }
+
+    @Test func jsonKeepsKeyOrderAndWritesNullsForMissingNumbers() {
+        let doc = JSON.object([("bpm", .num(nil)), ("x", .num(.nan)), ("n", .number(3)), ("f", .num(1.23456, digits: 2)),
+                               ("s", .string("a\"b"))])
+        #expect(doc.serialized() == #"{"bpm": null, "x": null, "n": 3, "f": 1.23, "s": "a\"b"}"#)
+    }
+}
