@@ -38,6 +38,7 @@ GATES = [
     ("a103l beat PPV", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "ppv"], "min", 0.95, 0.97),
     ("a103l IBI median error (ms)", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "ibi_median_error_ms"], "max", 5.0, 5.0),
     ("a103l IBI p90 error (ms)", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "ibi_p90_error_ms"], "max", 15.0, 15.0),
+    ("fingertip videos within 5 bpm (of 7)", ["eval", "video", f"{DATA}/fingertip-video"], ["overall", "within_5"], "min", 4, 6),
     ("live pipeline per frame (ns)", ["bench", "--filter", "pulse-stream"], ["benchmarks", "name=pulse-stream-per-frame-30fps", "ns_per_op"], "max", 2000, 2000),
     ("PPG batch 1 h at 100 Hz (samples/s)", ["bench", "--filter", "ppg-batch"], ["benchmarks", "name=ppg-batch-1h-100hz", "samples_per_s"], "min", 1.0e6, 50e6),
 ]

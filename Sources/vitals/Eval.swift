@@ -13,6 +13,7 @@ struct Eval: ParsableCommand {
             EvalReps.self,
             EvalSteps.self,
             EvalGait.self,
+            EvalVideo.self,
         ]
     )
 }
