@@ -54,6 +54,7 @@ GATES = [
     ("simulated max beat latency (ms)", ["eval", "simulated"], ["overall", "max_beat_latency_ms"], "max", 255, 250),
     ("simulated max |RMSSD error|", ["eval", "simulated"], ["overall", "max_abs_rmssd_error_fraction"], "max", 0.18, 0.05),
     ("simulated repeated confirmed beats", ["eval", "simulated"], ["overall", "repeated_confirmed_beats"], "max", 0, 0),
+    ("fingertip videos within 5 bpm (of 7)", ["eval", "video", f"{DATA}/fingertip-video"], ["overall", "within_5"], "min", 4, 6),
     ("live pipeline per frame (ns)", ["bench", "--filter", "pulse-stream"], ["benchmarks", "name=pulse-stream-per-frame-30fps", "ns_per_op"], "max", 2000, 2000),
     ("PPG batch 1 h at 100 Hz (samples/s)", ["bench", "--filter", "ppg-batch"], ["benchmarks", "name=ppg-batch-1h-100hz", "samples_per_s"], "min", 1.0e6, 50e6),
     # Issue 4: motion. Reps on Exermote, strokes on tennis-ace, attitude filter vs Core Motion, speed.

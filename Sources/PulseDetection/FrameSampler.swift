@@ -212,56 +212,64 @@ public struct FrameSampler: Sendable, Hashable {
         let rowStep = stride * plane.bytesPerRow
         var row = plane.baseAddress + rect.y0 * plane.bytesPerRow + rect.x0 * bytesPerSample
         var rowsLeft = count(rect.y1 - rect.y0, stride)
-        // Strided reads: eight sampled rows side by side, so the memory latency at the start of each
-        // row (where the hardware prefetcher has not yet caught on) overlaps across eight rows
-        // instead of being paid row after row. Each step adds 8 samples per field: flush every 32.
-        if stride > 1 {
-            while rowsLeft >= 8 {
-                let r1 = row + rowStep, r2 = r1 + rowStep, r3 = r2 + rowStep
-                let r4 = r3 + rowStep, r5 = r4 + rowStep, r6 = r5 + rowStep, r7 = r6 + rowStep
+        // Strided reads, and full reads of long rows: eight rows side by side, so the memory latency
+        // at the start of each row (where the hardware prefetcher has not yet caught on) overlaps
+        // across eight rows instead of being paid row after row, and more reads are in flight.
+        let e16 = evenMask.lowHalf.lowHalf, o16 = oddMask.lowHalf.lowHalf
+        if stride > 1 || rowBytes >= Self.groupedRowBytes {
+            let group = Self.rowsPerGroup
+            while rowsLeft >= group {
                 var b = 0
                 while b < blocks {
-                    let steps = min(blocks - b, (256 - pending) / 8)
+                    // `group` rows x 4 quarters samples per field per step.
+                    let steps = min(blocks - b, (256 - pending) / (4 * group))
+                    var e = SIMD2<UInt64>(repeating: 0), o = SIMD2<UInt64>(repeating: 0)
                     for k in b..<(b + steps) {
-                        let o = k &* 64
-                        let v0 = row.loadUnaligned(fromByteOffset: o, as: SIMD8<UInt64>.self)
-                        let v1 = r1.loadUnaligned(fromByteOffset: o, as: SIMD8<UInt64>.self)
-                        let v2 = r2.loadUnaligned(fromByteOffset: o, as: SIMD8<UInt64>.self)
-                        let v3 = r3.loadUnaligned(fromByteOffset: o, as: SIMD8<UInt64>.self)
-                        let v4 = r4.loadUnaligned(fromByteOffset: o, as: SIMD8<UInt64>.self)
-                        let v5 = r5.loadUnaligned(fromByteOffset: o, as: SIMD8<UInt64>.self)
-                        let v6 = r6.loadUnaligned(fromByteOffset: o, as: SIMD8<UInt64>.self)
-                        let v7 = r7.loadUnaligned(fromByteOffset: o, as: SIMD8<UInt64>.self)
-                        let e01 = (v0 & evenMask) &+ (v1 & evenMask), e23 = (v2 & evenMask) &+ (v3 & evenMask)
-                        let e45 = (v4 & evenMask) &+ (v5 & evenMask), e67 = (v6 & evenMask) &+ (v7 & evenMask)
-                        even &+= (e01 &+ e23) &+ (e45 &+ e67)
-                        let o01 = ((v0 &>> 8) & oddMask) &+ ((v1 &>> 8) & oddMask)
-                        let o23 = ((v2 &>> 8) & oddMask) &+ ((v3 &>> 8) & oddMask)
-                        let o45 = ((v4 &>> 8) & oddMask) &+ ((v5 &>> 8) & oddMask)
-                        let o67 = ((v6 &>> 8) & oddMask) &+ ((v7 &>> 8) & oddMask)
-                        odd &+= (o01 &+ o23) &+ (o45 &+ o67)
+                        for q in 0..<4 {
+                            let offset = k &* 64 &+ q &* 16
+                            var r = row
+                            for _ in 0..<group {
+                                let a = r.loadUnaligned(fromByteOffset: offset, as: SIMD2<UInt64>.self)
+                                e &+= a & e16
+                                o &+= (a &>> 8) & o16
+                                r += rowStep
+                            }
+                        }
                     }
+                    even.lowHalf.lowHalf &+= e
+                    odd.lowHalf.lowHalf &+= o
                     b += steps
-                    pending += 8 * steps
-                    if pending > 248 { flush() }
+                    pending += 4 * group * steps
+                    if pending > 256 - 4 * group { flush() }
                 }
-                tail(row); tail(r1); tail(r2); tail(r3); tail(r4); tail(r5); tail(r6); tail(r7)
-                row = r7 + rowStep
-                rowsLeft -= 8
+                for g in 0..<group { tail(row + g * rowStep) }
+                row += group * rowStep
+                rowsLeft -= group
             }
         }
+
+        // One row at a time: the four 16-byte quarters of a block are added together before they
+        // reach the (two-register) accumulators, so everything stays in registers; each step adds
+        // 4 samples per field.
         while rowsLeft > 0 {
             var b = 0
             while b < blocks {
-                let steps = min(blocks - b, 256 - pending)
+                let steps = min(blocks - b, (256 - pending) / 4)
+                var e = SIMD2<UInt64>(repeating: 0), o = SIMD2<UInt64>(repeating: 0)
                 for k in b..<(b + steps) {
-                    let v = row.loadUnaligned(fromByteOffset: k &* 64, as: SIMD8<UInt64>.self)
-                    even &+= v & evenMask
-                    odd &+= (v &>> 8) & oddMask
+                    let p = row + k &* 64
+                    let v0 = p.loadUnaligned(as: SIMD2<UInt64>.self)
+                    let v1 = p.loadUnaligned(fromByteOffset: 16, as: SIMD2<UInt64>.self)
+                    let v2 = p.loadUnaligned(fromByteOffset: 32, as: SIMD2<UInt64>.self)
+                    let v3 = p.loadUnaligned(fromByteOffset: 48, as: SIMD2<UInt64>.self)
+                    e &+= ((v0 & e16) &+ (v1 & e16)) &+ ((v2 & e16) &+ (v3 & e16))
+                    o &+= (((v0 &>> 8) & o16) &+ ((v1 &>> 8) & o16)) &+ (((v2 &>> 8) & o16) &+ ((v3 &>> 8) & o16))
                 }
+                even.lowHalf.lowHalf &+= e
+                odd.lowHalf.lowHalf &+= o
                 b += steps
-                pending += steps
-                if pending == 256 { flush() }
+                pending += 4 * steps
+                if pending > 252 { flush() }
             }
             tail(row)
             row += rowStep
@@ -270,6 +278,14 @@ public struct FrameSampler: Sendable, Hashable {
         flush()
         return totals
     }
+
+    /// Rows read side by side in the grouped loop (16 measured no better than 8 here).
+    static let rowsPerGroup = 8
+
+    /// Full-frame reads take rows eight at a time from this row length (bytes) up: measured here,
+    /// eight streams read 1920x1080 BGRA rows (7680 bytes) 20-30 % faster than one, while short rows
+    /// (640x480 NV12, 640 bytes) read slower that way.
+    static let groupedRowBytes = 4096
 
     /// The scalar path of `sums`, for strides that do not divide a 64-byte block.
     static func scalarSums(_ plane: FramePlane, _ rect: PixelRect, bytesPerSample: Int, stride: Int) -> SIMD4<UInt64> {

@@ -4,20 +4,6 @@ import CoreMedia
 import CoreVideo
 import PulseDetection
 
-/// Why the camera could not start, with a code a caller can switch on.
-public struct CameraError: Error, CustomStringConvertible, Equatable, Sendable {
-    public enum Code: String, Sendable {
-        case noCamera, noTorch, permissionDenied, configurationFailed, alreadyRunning
-    }
-    public var code: Code
-    public var message: String
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-    public var description: String { message }
-}
-
 /// The back camera as a source of fingertip frames: torch on, frames as `Frame` views.
 ///
 /// Thin by design: it asks for permission, configures AVFoundation on its own serial session
@@ -31,7 +17,7 @@ public struct CameraError: Error, CustomStringConvertible, Equatable, Sendable {
 ///   the light is settled, exposure, white balance and focus are locked.
 /// - The torch is switched off by `stop()`, on every failure while starting, and when the
 ///   session reports a runtime error.
-public final class CameraFrameSource: NSObject, @unchecked Sendable {
+public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable {
     /// The pixel layout frames arrive in.
     public enum Output: Sendable {
         case bgra
@@ -45,11 +31,15 @@ public final class CameraFrameSource: NSObject, @unchecked Sendable {
         /// Frames per second; the format chosen must support it.
         public var frameRate: Int = 30
         public var output: Output = .bgra
-        public init(width: Int = 640, height: Int = 480, frameRate: Int = 30, output: Output = .bgra) {
+        /// How `start()` (the `FrameSource` stream) reduces each frame to a colour sample.
+        public var sampler: FrameSampler = try! FrameSampler(stride: 4)
+        public init(width: Int = 640, height: Int = 480, frameRate: Int = 30, output: Output = .bgra,
+                    sampler: FrameSampler = try! FrameSampler(stride: 4)) {
             self.width = width
             self.height = height
             self.frameRate = frameRate
             self.output = output
+            self.sampler = sampler
         }
     }
 
@@ -65,6 +55,7 @@ public final class CameraFrameSource: NSObject, @unchecked Sendable {
     private let lightMeter = try! FrameSampler(stride: 8)
     private var running = false
     private var errorObserver: (any NSObjectProtocol)?
+    private var continuation: AsyncThrowingStream<PulseInput, any Error>.Continuation?
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -73,7 +64,7 @@ public final class CameraFrameSource: NSObject, @unchecked Sendable {
     /// Asks for camera permission if needed, configures the camera and starts delivering frames.
     /// - Parameter onFrame: called on a serial queue with each frame; the frame's memory is valid
     ///   only during the call.
-    /// - Throws: `CameraError` (`permissionDenied`, `noCamera`, `noTorch`, `configurationFailed`,
+    /// - Throws: `MonitorError` (`permissionDenied`, `noCamera`, `noTorch`, `configurationFailed`,
     ///   `alreadyRunning`); the torch is off whenever it throws.
     public func start(onFrame: @escaping @Sendable (Frame) -> Void) async throws {
         switch AVCaptureDevice.authorizationStatus(for: .video) {
@@ -81,12 +72,12 @@ public final class CameraFrameSource: NSObject, @unchecked Sendable {
             break
         case .notDetermined:
             guard await AVCaptureDevice.requestAccess(for: .video) else {
-                throw CameraError(.permissionDenied, "camera access was not granted")
+                throw MonitorError(.permissionDenied, "camera access was not granted")
             }
         case .denied, .restricted:
-            throw CameraError(.permissionDenied, "camera access is denied or restricted (Settings > Privacy > Camera)")
+            throw MonitorError(.permissionDenied, "camera access is denied or restricted (Settings > Privacy > Camera)")
         @unknown default:
-            throw CameraError(.permissionDenied, "camera access status unknown")
+            throw MonitorError(.permissionDenied, "camera access status unknown")
         }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             sessionQueue.async {
@@ -94,14 +85,34 @@ public final class CameraFrameSource: NSObject, @unchecked Sendable {
                     try self.configureAndStart(onFrame: onFrame)
                     continuation.resume()
                 } catch {
-                    self.shutDown()
+                    // A second start leaves the running session alone; any other failure turns all off.
+                    if (error as? MonitorError)?.code != .alreadyRunning { self.shutDown() }
                     continuation.resume(throwing: error)
                 }
             }
         }
     }
 
-    /// Stops the session and switches the torch off. Safe to call more than once.
+    /// The configured frame rate, Hz.
+    public var nominalRate: Double { Double(configuration.frameRate) }
+
+    /// `FrameSource`: starts the camera and streams each frame's mean colour (`configuration.sampler`).
+    /// The stream keeps the newest 8 samples when the consumer falls behind; cancelling it stops the camera.
+    /// - Throws: `MonitorError` as `start(onFrame:)`.
+    public func start() async throws -> AsyncThrowingStream<PulseInput, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<PulseInput, any Error>.makeStream(
+            bufferingPolicy: .bufferingNewest(8))
+        continuation.onTermination = { [weak self] _ in self?.stop() }
+        let sampler = configuration.sampler
+        try await start { frame in
+            if let sample = try? sampler.sample(frame) { continuation.yield(.color(sample)) }
+        }
+        sessionQueue.async { self.continuation = continuation }
+        return stream
+    }
+
+    /// Stops the session and switches the torch off; the `start()` stream finishes. Safe to call
+    /// more than once.
     public func stop() {
         sessionQueue.async { self.shutDown() }
     }
@@ -109,12 +120,12 @@ public final class CameraFrameSource: NSObject, @unchecked Sendable {
     // MARK: Session queue
 
     private func configureAndStart(onFrame: @escaping @Sendable (Frame) -> Void) throws {
-        guard !running else { throw CameraError(.alreadyRunning, "the camera is already running") }
+        guard !running else { throw MonitorError(.alreadyRunning, "the camera is already running") }
         guard let device = AVCaptureDevice.default(.builtInWideAngleCamera, for: .video, position: .back) else {
-            throw CameraError(.noCamera, "no back wide-angle camera")
+            throw MonitorError(.noCamera, "no back wide-angle camera")
         }
         guard device.hasTorch, device.isTorchModeSupported(.on) else {
-            throw CameraError(.noTorch, "the back camera has no torch")
+            throw MonitorError(.noTorch, "the back camera has no torch")
         }
         self.device = device
         self.onFrame = onFrame
@@ -124,9 +135,9 @@ public final class CameraFrameSource: NSObject, @unchecked Sendable {
         defer { session.commitConfiguration() }
         let input: AVCaptureDeviceInput
         do { input = try AVCaptureDeviceInput(device: device) } catch {
-            throw CameraError(.configurationFailed, "cannot open the camera: \(error.localizedDescription)")
+            throw MonitorError(.configurationFailed, "cannot open the camera: \(error.localizedDescription)")
         }
-        guard session.canAddInput(input) else { throw CameraError(.configurationFailed, "cannot add the camera input") }
+        guard session.canAddInput(input) else { throw MonitorError(.configurationFailed, "cannot add the camera input") }
         session.addInput(input)
 
         let output = AVCaptureVideoDataOutput()
@@ -135,11 +146,11 @@ public final class CameraFrameSource: NSObject, @unchecked Sendable {
         output.videoSettings = [kCVPixelBufferPixelFormatTypeKey as String: pixelFormat]
         output.alwaysDiscardsLateVideoFrames = true
         output.setSampleBufferDelegate(self, queue: frameQueue)
-        guard session.canAddOutput(output) else { throw CameraError(.configurationFailed, "cannot add the video output") }
+        guard session.canAddOutput(output) else { throw MonitorError(.configurationFailed, "cannot add the video output") }
         session.addOutput(output)
 
         guard let format = Self.bestFormat(of: device, configuration: configuration) else {
-            throw CameraError(
+            throw MonitorError(
                 .configurationFailed,
                 "no camera format near \(configuration.width)x\(configuration.height) supports \(configuration.frameRate) fps")
         }
@@ -156,10 +167,10 @@ public final class CameraFrameSource: NSObject, @unchecked Sendable {
             if device.isWhiteBalanceModeSupported(.continuousAutoWhiteBalance) {
                 device.whiteBalanceMode = .continuousAutoWhiteBalance
             }
-        } catch let error as CameraError {
+        } catch let error as MonitorError {
             throw error
         } catch {
-            throw CameraError(.configurationFailed, "cannot configure the camera: \(error.localizedDescription)")
+            throw MonitorError(.configurationFailed, "cannot configure the camera: \(error.localizedDescription)")
         }
         errorObserver = NotificationCenter.default.addObserver(
             forName: AVCaptureSession.runtimeErrorNotification, object: session, queue: nil
@@ -185,6 +196,8 @@ public final class CameraFrameSource: NSObject, @unchecked Sendable {
         errorObserver = nil
         onFrame = nil
         running = false
+        continuation?.finish()
+        continuation = nil
     }
 
     /// The format whose size is closest to the requested one (by pixel count) among those whose

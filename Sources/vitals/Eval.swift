@@ -14,6 +14,7 @@ struct Eval: ParsableCommand {
             EvalReps.self,
             EvalSteps.self,
             EvalGait.self,
+            EvalVideo.self,
         ]
     )
 }

@@ -97,16 +97,18 @@ struct Frames: ParsableCommand {
     }
 }
 
-/// A one-line progress bar on standard error, drawn only when it is a terminal.
+/// A one-line progress bar on standard error, drawn only when it is a terminal and the work has
+/// already taken a second (short inputs finish without one).
 final class ProgressBar: @unchecked Sendable {
     private let label: String
     private let enabled = isatty(2) == 1
+    private let start = Date()
     private var lastDrawn = -1
 
     init(label: String) { self.label = label }
 
     func update(_ fraction: Double) {
-        guard enabled else { return }
+        guard enabled, Date().timeIntervalSince(start) > 1 else { return }
         let percent = Int(fraction * 100)
         guard percent != lastDrawn else { return }
         lastDrawn = percent

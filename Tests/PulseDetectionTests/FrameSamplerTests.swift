@@ -211,7 +211,7 @@ struct FrameSamplerTests {
     @Test(arguments: [true, false], [1, 2, 3, 4, 5, 8])
     func yuv420PlaneMeansMatchFloat64ReferenceForOddSizesRegionsAndStrides(biPlanar: Bool, stride: Int) throws {
         // Odd frame sizes and odd region edges: the region widens to the chroma grid.
-        for (i, (w, h)) in [(1, 1), (3, 5), (17, 9), (33, 31), (1101, 3), (2101, 37)].enumerated() {
+        for (i, (w, h)) in [(1, 1), (3, 5), (17, 9), (33, 31), (1101, 3), (2101, 37), (4201, 17)].enumerated() {
             let img = TestImage.yuv420(width: w, height: h, padding: 3, biPlanar: biPlanar, seed: UInt64(50 + i))
             for region in [FrameRegion.full, .pixels(x: 1, y: 1, width: 6, height: 3)] {
                 guard let rect = try? region.resolve(width: w, height: h) else { continue }

@@ -164,3 +164,30 @@ struct VideoReaderTests {
         #expect(seen == 3)
     }
 }
+
+struct VideoFileSourceTests {
+    @Test func aY4MFileStreamsOneColourSamplePerFrameFromTimeZero() async throws {
+        let clip = try simulatedClip(seconds: 1)
+        let source = VideoFileSource(path: clip)
+        var inputs: [PulseInput] = []
+        for try await input in try await source.start() { inputs.append(input) }
+        #expect(inputs.count == 30)
+        #expect(abs(source.nominalRate - 30) < 1e-9)
+        #expect(inputs.first?.time == 0)
+        if case let .color(c) = inputs[5] { #expect(c.red > c.green) } else { Issue.record("expected colour samples") }
+    }
+
+    @Test func aMissingVideoFailsToStartWithItsInputError() async {
+        let source = VideoFileSource(path: "/nonexistent/finger.mp4")
+        await #expect(throws: InputError.self) { _ = try await source.start() }
+    }
+}
+
+extension PulseInput {
+    var time: Double {
+        switch self {
+        case let .color(c): c.time
+        case let .ppg(time, _): time
+        }
+    }
+}
