@@ -1,4 +1,5 @@
 import Foundation
+import SignalProcessing
 import PulseDetection
 
 /// A synthetic fingertip-on-camera video: torch-lit red skin with saturated highlights, vignetting,
@@ -236,16 +237,10 @@ public struct FingerVideoSimulator: Sendable {
 /// SplitMix64 with an approximately Gaussian draw: the sum of four 16-bit uniforms (Irwin-Hall),
 /// scaled to unit variance. Cheap, deterministic, and plenty for sensor noise.
 struct NoiseGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
+    private var bits: SplitMix64
+    init(seed: UInt64) { bits = SplitMix64(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { bits.next() }
 
     /// Approximately standard normal (mean 0, variance 1, range +-3.46).
     mutating func gaussian() -> Double {

@@ -1,3 +1,4 @@
+import SignalProcessing
 import Foundation
 @testable import MotionAnalysis
 

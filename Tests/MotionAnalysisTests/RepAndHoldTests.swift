@@ -1,4 +1,5 @@
 import Foundation
+import SignalProcessing
 import Testing
 @testable import MotionAnalysis
 
