@@ -48,7 +48,12 @@ def main():
               "heartpy_s": round(hp_best, 3), "heartpy_bpm": round(hp_bpm, 2),
               "vitals_s": round(v_best, 3), "vitals_bpm": v_bpm, "speedup": round(hp_best / v_best, 1)}
     print(json.dumps(result))
-    ok = v_bpm is not None and abs(v_bpm - true_bpm) <= 2
+    # Issue 2 asks for at least 20x; CI's floor is 15x (both sides are timed on a shared machine).
+    target, floor = 20.0, 15.0
+    speedup = result["speedup"]
+    print(f"speedup {speedup}x: " + ("target met" if speedup >= target else
+          ("below target (floor holds)" if speedup >= floor else "FAIL: below floor")))
+    ok = v_bpm is not None and abs(v_bpm - true_bpm) <= 2 and speedup >= floor
     sys.exit(0 if ok else 1)
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ public struct BeatTracker: Sendable {
     private var anchor: Int?  // absolute index of the last confirmed beat
     private var lastConfirmedTime: Double?
     private var lastLiveTime: Double?
+    private var liveCandidate: Candidate?
     private var path: [Int] = []
 
     public init(settings: Settings = Settings()) {
@@ -56,28 +57,36 @@ public struct BeatTracker: Sendable {
         anchor = nil
         lastConfirmedTime = nil
         lastLiveTime = nil
+        liveCandidate = nil
     }
 
     /// The beat to show live, if one is due: the candidate that ends the best sequence so far, once
     /// it is `delay` seconds old and did not end it before. A dicrotic wave or a wiggle seldom ends
     /// the best sequence (it pays an interval penalty a true upstroke does not), so live beats are
     /// the tracker's beats, only sooner and occasionally revised by the confirmed ones.
-    /// - Complexity: O(candidates within the last `maximumStep` periods).
+    /// - Complexity: O(1); the candidate is chosen when candidates arrive.
     public mutating func live(now: Double, delay: Double, lateness: Double = 0.08) -> Beat? {
-        guard let last = candidates.last, last.time > (lastLiveTime ?? -.infinity) else { return nil }
-        var end = candidates.count - 1
-        for i in stride(from: candidates.count - 1, through: 0, by: -1) {
-            if now - candidates[i].time > settings.maximumStep * candidates[i].period { break }
-            if candidates[i].score > candidates[end].score { end = i }
-        }
-        let c = candidates[end]
+        guard let c = liveCandidate, now - c.time >= delay else { return nil }
+        liveCandidate = nil
         // Too late to be live: the confirmed beats will carry it.
-        guard now - c.time >= delay, now - c.time <= delay + lateness else { return nil }
+        guard now - c.time <= delay + lateness else { return nil }
         if let l = lastLiveTime, c.time - l < settings.minimumStep * c.period { return nil }
         let interval = lastLiveTime.map { c.time - $0 }
         lastLiveTime = c.time
         return Beat(time: c.time, interval: interval.flatMap { $0 <= settings.maximumStep * c.period ? $0 : nil },
                     strength: c.strength)
+    }
+
+    /// After a candidate arrives: the candidate that now ends the best sequence, if it is new.
+    private mutating func updateLiveCandidate() {
+        guard let last = candidates.last else { return }
+        var end = candidates.count - 1
+        for i in stride(from: candidates.count - 1, through: 0, by: -1) {
+            if last.time - candidates[i].time > settings.maximumStep * candidates[i].period { break }
+            if candidates[i].score > candidates[end].score { end = i }
+        }
+        let c = candidates[end]
+        if c.time > (lastLiveTime ?? -.infinity) { liveCandidate = c }
     }
 
     /// Adds a candidate upstroke (time in seconds, strength relative to the typical upstroke) with the
@@ -113,6 +122,7 @@ public struct BeatTracker: Sendable {
             }
             candidates.append(Candidate(time: time, strength: strength, score: best + min(strength, settings.maximumReward),
                                         back: back < 0 ? -1 : base + back, period: period, bridged: bridged))
+            updateLiveCandidate()
         }
         confirm(before: now - settings.lag, emit: emit)
     }

@@ -100,7 +100,7 @@ public struct PulseRecording: Sendable {
             if dt > maximumGap { gaps.append((times[i - 1] - times[0], times[i] - times[0])) }
             intervals.append(dt)
         }
-        let measured = 1 / Statistics.median(intervals)
+        let measured = 1 / intervals.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
         let sampleRate = rate ?? measured
         guard sampleRate >= 5, sampleRate <= 10_000 else {
             throw InputError(.badRate, String(format: "%@: sample rate %.3g Hz is outside 5 Hz...10 kHz", src, sampleRate))
