@@ -5,9 +5,11 @@ import SignalProcessing
 ///
 /// Stages, each its own value type: ``ContactDetector`` (colour input only) -> uniform resampling from
 /// timestamps -> per-channel Butterworth band-passes designed for the sample rate -> ``BeatDetector``
-/// on each channel -> ``RateTracker`` every hop on decimated windows, which also chooses the channel
-/// whose beats and waveform are reported and grades the signal. Rates are reported only when the
-/// tracker's confidence reaches `minimumConfidence`.
+/// (upstroke candidates) -> ``BeatTracker`` (beats chosen by dynamic programming: live `.beat`
+/// events as soon as they end the best sequence, `.confirmedBeat` after its decision lag), and
+/// ``RateTracker`` every hop on decimated windows, which also chooses the channel whose beats and
+/// waveform are reported and grades the signal. Rates are reported only when the tracker's
+/// confidence reaches `minimumConfidence`.
 ///
 /// Colour inputs give four channels: red, green, blue (inverted: more blood, less light) and hue
 /// (oriented by its correlation with the best colour channel). PPG inputs give one channel, taken as
@@ -79,6 +81,9 @@ public struct PulseAnalyzer: Sendable {
     private var hasPeriod = false
     private var lastConfirmed: Double?
     private var lastValues = SIMD4<Double>(repeating: .nan)
+    /// Slowly smoothed level of each channel (time constant 2 s), for the perfusion index.
+    private var levels = SIMD4<Double>(repeating: 0)
+    private let levelSmoothing: Double
     private var flatRuns = SIMD4<Int>(repeating: 0)
     private var blockedUntil = SIMD4<Double>(repeating: -.infinity)
     private let flatSamples: Int
@@ -109,6 +114,7 @@ public struct PulseAnalyzer: Sendable {
         hopSamples = max(1, Int((settings.hopSeconds * sampleRate).rounded()))
         minimumSamples = Int((settings.minimumWindowSeconds * sampleRate).rounded())
         flatSamples = max(3, Int((settings.clippingRun * sampleRate).rounded()))
+        levelSmoothing = 1 / (2 * sampleRate)
     }
 
     private mutating func configure(color: Bool) {
@@ -236,6 +242,7 @@ public struct PulseAnalyzer: Sendable {
         }
         for ch in 0..<n {
             let x = values[ch]
+            levels[ch] = gridCount == 1 ? x : levels[ch] + levelSmoothing * (x - levels[ch])
             let y = orientation[ch] * beatFilters[ch].process(x)
             let z = trackerFilters[ch].process(x)
             if decimate { windows[ch].append(z) }
@@ -300,7 +307,7 @@ public struct PulseAnalyzer: Sendable {
         }
         let report = QualityReport(time: endTime, index: u.confidence, trackedBPM: u.bpm, spectralConcentration: u.concentration / (1 + u.concentration),
                                    channelAgreement: u.agreement, skewness: skewness(w) * orientation[u.channel],
-                                   perfusionPercent: .nan, channel: channelNames[u.channel])
+                                   perfusionPercent: perfusion(channel: u.channel, spread: u.spread), channel: channelNames[u.channel])
         emit(.quality(report))
         if u.confidence >= settings.minimumConfidence {
             latestBPM = u.bpm
@@ -323,6 +330,13 @@ public struct PulseAnalyzer: Sendable {
             lastConfirmed = beat.time
             emit(.confirmedBeat(beat))
         }
+    }
+
+    /// Pulsatile amplitude over the mean level, percent; nil for hue (an angle, not a light level).
+    private func perfusion(channel: Int, spread: Double) -> Double? {
+        guard isColor != true || channel < 3 else { return nil }
+        let level = abs(levels[channel])
+        return level > 0 ? 100 * 2 * spread / level : nil
     }
 
     /// Hue has no physical orientation: align it with the best colour channel's oriented signal.

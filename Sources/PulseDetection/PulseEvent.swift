@@ -69,9 +69,9 @@ public struct QualityReport: Sendable, Equatable {
     public var channelAgreement: Double
     /// Skewness of the oriented pulse waveform (clean pulses are positively skewed).
     public var skewness: Double
-    /// Perfusion: pulsatile amplitude over the mean level of the chosen channel, percent (NaN for
-    /// derived channels such as hue).
-    public var perfusionPercent: Double
+    /// Perfusion index of the chosen channel, percent: its pulsatile amplitude (twice the robust
+    /// standard deviation of the pulse band) over its mean level; nil for hue, which has no level.
+    public var perfusionPercent: Double?
     /// Which channel carried the pulse: "red", "green", "blue", "hue" or "ppg".
     public var channel: String
 }

@@ -1,10 +1,8 @@
 import Testing
 @testable import PulseDetection
 
-/// Event lists compared exactly, value by value. `PulseEvent`'s `==` cannot be used for this: a
-/// `QualityReport` carries `perfusionPercent = .nan` for derived channels, and NaN != NaN, so two
-/// identical quality events compare unequal. The descriptions print every Double exactly (shortest
-/// round-trip form), NaN included.
+/// Event lists compared exactly, value by value, through their descriptions (every Double printed in
+/// its shortest round-trip form), which also names the first difference when they are not equal.
 func expectSameEvents(_ a: [PulseEvent], _ b: [PulseEvent], _ context: String = "",
                       sourceLocation: SourceLocation = #_sourceLocation) {
     let sa = a.map { "\($0)" }, sb = b.map { "\($0)" }
