@@ -65,7 +65,7 @@ public struct RateTracker: Sendable {
     private var im: [Double]
     private var best: [Double]
     private var spectrum: [Double]
-    private var sortScratch: [Double]
+    private var selectionScratch: [Double]
     private var hann: [Double] = []
     private var lastSpread = 0.0
     /// The latest window after clipping and mean removal, and the chosen channel's.
@@ -101,7 +101,7 @@ public struct RateTracker: Sendable {
         im = [Double](repeating: 0, count: n)
         best = [Double](repeating: 0, count: n / 2 + 1)
         spectrum = best
-        sortScratch = []
+        selectionScratch = []
         let firstBin = lowBin
         prior = (0..<states).map { i in
             let bpm = Double(firstBin + i) * binHz * 60
@@ -138,7 +138,7 @@ public struct RateTracker: Sendable {
     /// - Returns: nil when no channel has any variation.
     public mutating func update(windows: [[Double]]) -> Update? {
         var bestChannel = -1
-        var bestConcentration = -1.0
+        var bestScore = -1.0
         var bestSpread = 0.0
         var peaks: [Double] = []
         for (c, w) in windows.enumerated() {
@@ -150,8 +150,8 @@ public struct RateTracker: Sendable {
             // peak's period (a drift can be concentrated at a low frequency, but does not repeat).
             let conc = concentration(spectrum, atHz: f)
             let score = conc * max(0.05, autocorrelation(clipped, lagSeconds: 1 / f))
-            if score > bestConcentration {
-                bestConcentration = score
+            if score > bestScore {
+                bestScore = score
                 bestChannel = c
                 bestSpread = lastSpread
                 swap(&best, &spectrum)
@@ -205,11 +205,11 @@ public struct RateTracker: Sendable {
     private mutating func computeSpectrum(_ w: [Double]) -> Bool {
         let n = w.count
         guard n >= 8 else { return false }
-        sortScratch.removeAll(keepingCapacity: true)
-        sortScratch.append(contentsOf: w)
-        let median = sortScratch.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
-        for i in 0..<n { sortScratch[i] = abs(w[i] - median) }
-        let spread = 1.4826 * sortScratch.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
+        selectionScratch.removeAll(keepingCapacity: true)
+        selectionScratch.append(contentsOf: w)
+        let median = selectionScratch.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
+        for i in 0..<n { selectionScratch[i] = abs(w[i] - median) }
+        let spread = 1.4826 * selectionScratch.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
         guard spread > 0, spread.isFinite else { return false }
         lastSpread = spread
         let limit = 3.0
