@@ -218,31 +218,23 @@ struct GaitSignal: Sendable {
         window.withUnsafeBufferPointer { w in
             correlation.withUnsafeMutableBufferPointer { r in
                 let raw = UnsafeRawPointer(w.baseAddress!)
-                let stride = MemoryLayout<Double>.stride
-                for lag in minLag...maxLag {
-                    let count = length - lag
-                    // Two lanes per load, four independent sums (keeps the pipeline full), then the remainder.
-                    var acc0 = SIMD2<Double>(repeating: 0), acc1 = acc0, acc2 = acc0, acc3 = acc0
-                    var i = 0
-                    while i + 8 <= count {
-                        let o = i * stride, p = (i + lag) * stride
-                        acc0 += raw.loadUnaligned(fromByteOffset: o, as: SIMD2<Double>.self)
-                            * raw.loadUnaligned(fromByteOffset: p, as: SIMD2<Double>.self)
-                        acc1 += raw.loadUnaligned(fromByteOffset: o + 16, as: SIMD2<Double>.self)
-                            * raw.loadUnaligned(fromByteOffset: p + 16, as: SIMD2<Double>.self)
-                        acc2 += raw.loadUnaligned(fromByteOffset: o + 32, as: SIMD2<Double>.self)
-                            * raw.loadUnaligned(fromByteOffset: p + 32, as: SIMD2<Double>.self)
-                        acc3 += raw.loadUnaligned(fromByteOffset: o + 48, as: SIMD2<Double>.self)
-                            * raw.loadUnaligned(fromByteOffset: p + 48, as: SIMD2<Double>.self)
-                        i += 8
-                    }
-                    let acc = (acc0 + acc1) + (acc2 + acc3)
-                    var s = acc.sum()
-                    while i < count {
-                        s += w[i] * w[i + lag]
-                        i += 1
-                    }
-                    r[lag - minLag] = s / energy * Double(length) / Double(count)
+                // Raw sums first, two lags per pass (they share the loads of the window's start); each
+                // lag's sum is formed exactly as a lone lag's would be (see `LagSums`).
+                var lag = minLag
+                while lag < maxLag {
+                    let sums = GaitSignal.lagPairSums(raw, length: length, lag: lag)
+                    r[lag - minLag] = sums.0
+                    r[lag + 1 - minLag] = sums.1
+                    lag += 2
+                }
+                if lag == maxLag {
+                    var acc = LagSums()
+                    r[lag - minLag] = acc.finish(raw, from: acc.addBlocks(raw, from: 0, to: length - lag, lag: lag),
+                                                 to: length - lag, lag: lag)
+                }
+                // Normalised apart from the sums: the divisions no longer wait on each lag's last add.
+                for k in r.indices {
+                    r[k] = r[k] / energy * Double(length) / Double(length - (k + minLag))
                 }
             }
         }
@@ -279,6 +271,77 @@ struct GaitSignal: Sendable {
             period = lag / fs
         }
         periodicity = r[index]
+    }
+
+    /// Raw autocorrelation sums of the `length` values at `w` for `lag` and `lag + 1`:
+    /// `Σ w[i]·w[i+lag]` over `i < length − lag` and `Σ w[i]·w[i+lag+1]` over `i < length − lag − 1`,
+    /// each summed in the order of `LagSums` (identical to computing the lags one at a time).
+    @inline(__always)
+    static func lagPairSums(_ w: UnsafeRawPointer, length: Int, lag: Int) -> (Double, Double) {
+        let countA = length - lag, countB = countA - 1
+        var a = LagSums(), b = LagSums()
+        let stride = MemoryLayout<Double>.stride
+        var i = 0
+        while i + 8 <= countB {
+            let o = i * stride, p = (i + lag) * stride
+            let x0 = w.loadUnaligned(fromByteOffset: o, as: SIMD2<Double>.self)
+            let x1 = w.loadUnaligned(fromByteOffset: o + 16, as: SIMD2<Double>.self)
+            let x2 = w.loadUnaligned(fromByteOffset: o + 32, as: SIMD2<Double>.self)
+            let x3 = w.loadUnaligned(fromByteOffset: o + 48, as: SIMD2<Double>.self)
+            a.acc0 += x0 * w.loadUnaligned(fromByteOffset: p, as: SIMD2<Double>.self)
+            b.acc0 += x0 * w.loadUnaligned(fromByteOffset: p + 8, as: SIMD2<Double>.self)
+            a.acc1 += x1 * w.loadUnaligned(fromByteOffset: p + 16, as: SIMD2<Double>.self)
+            b.acc1 += x1 * w.loadUnaligned(fromByteOffset: p + 24, as: SIMD2<Double>.self)
+            a.acc2 += x2 * w.loadUnaligned(fromByteOffset: p + 32, as: SIMD2<Double>.self)
+            b.acc2 += x2 * w.loadUnaligned(fromByteOffset: p + 40, as: SIMD2<Double>.self)
+            a.acc3 += x3 * w.loadUnaligned(fromByteOffset: p + 48, as: SIMD2<Double>.self)
+            b.acc3 += x3 * w.loadUnaligned(fromByteOffset: p + 56, as: SIMD2<Double>.self)
+            i += 8
+        }
+        // `lag` has one more whole block than `lag + 1` when its count is a multiple of 8.
+        let ia = a.addBlocks(w, from: i, to: countA, lag: lag)
+        return (a.finish(w, from: ia, to: countA, lag: lag), b.finish(w, from: i, to: countB, lag: lag + 1))
+    }
+
+    /// One lag's running sum: two lanes per load, four independent SIMD sums over whole blocks of 8
+    /// (keeps the pipeline full), then the lanes combined and the remainder added one by one.
+    struct LagSums {
+        var acc0 = SIMD2<Double>(repeating: 0), acc1 = SIMD2<Double>(repeating: 0)
+        var acc2 = SIMD2<Double>(repeating: 0), acc3 = SIMD2<Double>(repeating: 0)
+
+        /// Adds the whole blocks of 8 from `start` while they fit below `count`; returns where it stopped.
+        @inline(__always)
+        mutating func addBlocks(_ w: UnsafeRawPointer, from start: Int, to count: Int, lag: Int) -> Int {
+            let stride = MemoryLayout<Double>.stride
+            var i = start
+            while i + 8 <= count {
+                let o = i * stride, p = (i + lag) * stride
+                acc0 += w.loadUnaligned(fromByteOffset: o, as: SIMD2<Double>.self)
+                    * w.loadUnaligned(fromByteOffset: p, as: SIMD2<Double>.self)
+                acc1 += w.loadUnaligned(fromByteOffset: o + 16, as: SIMD2<Double>.self)
+                    * w.loadUnaligned(fromByteOffset: p + 16, as: SIMD2<Double>.self)
+                acc2 += w.loadUnaligned(fromByteOffset: o + 32, as: SIMD2<Double>.self)
+                    * w.loadUnaligned(fromByteOffset: p + 32, as: SIMD2<Double>.self)
+                acc3 += w.loadUnaligned(fromByteOffset: o + 48, as: SIMD2<Double>.self)
+                    * w.loadUnaligned(fromByteOffset: p + 48, as: SIMD2<Double>.self)
+                i += 8
+            }
+            return i
+        }
+
+        /// The lanes combined, plus the products from `start` to `count` one by one.
+        @inline(__always)
+        func finish(_ w: UnsafeRawPointer, from start: Int, to count: Int, lag: Int) -> Double {
+            let acc = (acc0 + acc1) + (acc2 + acc3)
+            var s = acc.sum()
+            let v = w.assumingMemoryBound(to: Double.self)
+            var i = start
+            while i < count {
+                s += v[i] * v[i + lag]
+                i += 1
+            }
+            return s
+        }
     }
 
     /// Root mean square of the last `length` band-passed values (g).
