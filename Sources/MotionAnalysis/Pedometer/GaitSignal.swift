@@ -86,36 +86,61 @@ struct GaitSignal: Sendable {
 
     init() {}
 
-    /// Adds one accelerometer magnitude (g) taken at `time` (s). When this sample starts a new bin, returns
-    /// the finished bin's mean and the grid samples to run with it: `first` and `count` bins (more than
-    /// one when the input skipped bins; the gap is held at the last value).
-    mutating func bin(time: Double, acceleration: Vector3) -> (value: Double, vector: Vector3, first: Int, count: Int)? {
-        let magnitude = acceleration.magnitude
-        guard time.isFinite, magnitude.isFinite else { return nil }
-        if origin == nil { origin = time }
-        let offset = time - origin!
-        let k = offset > 0 ? Int(offset * GaitSignal.rate) : 0
-        var done: (value: Double, vector: Vector3, first: Int, count: Int)?
-        if binCount == 0 {
-            bin = k
-        } else if k > bin {
-            let missing = k - bin - 1
-            let filled = Double(missing) / GaitSignal.rate <= GaitSignal.maximumFilledGap ? missing : 0
-            done = (binSum / Double(binCount), binVector * (1 / Double(binCount)), bin, 1 + filled)
-            bin = k
-            binSum = 0
-            binVector = .zero
-            binCount = 0
-        }
-        // A sample stamped earlier than its bin (clock jitter) is averaged into the current bin.
-        binSum += magnitude
-        binVector = binVector + acceleration
-        binCount += 1
-        return done
+    /// A finished bin: its mean magnitude (g) and mean vector (g), and the grid samples to run with it,
+    /// `first` and `count` bins (more than one when the input skipped bins; the gap is held at its value).
+    typealias FinishedBin = (value: Double, vector: Vector3, first: Int, count: Int)
+
+    /// Adds one accelerometer sample (g, gravity included) taken at `time` (s). When this sample starts a
+    /// new bin, returns the finished bin (see `FinishedBin`).
+    mutating func bin(time: Double, acceleration: Vector3) -> FinishedBin? {
+        var t = time, a = acceleration
+        return bin(times: &t, accelerations: &a, from: 0, to: 1).done
     }
 
-    /// Completes the current bin (end of a recording); see `bin(time:magnitude:)`.
-    mutating func flush() -> (value: Double, vector: Vector3, first: Int, count: Int)? {
+    /// Adds the samples `start..<end` of parallel arrays of times (s) and accelerations (g) until one of
+    /// them starts a new bin; returns the bin it finished (if any) and the index after the last sample
+    /// taken. The same code as `bin(time:acceleration:)`, with the running sums kept in registers
+    /// between the samples of one bin.
+    @inline(__always)
+    mutating func bin(times: UnsafePointer<Double>, accelerations: UnsafePointer<Vector3>,
+                      from start: Int, to end: Int) -> (done: FinishedBin?, next: Int) {
+        var sum = binSum, vector = binVector, n = binCount, current = bin
+        var done: FinishedBin?
+        var i = start
+        while i < end {
+            let time = times[i], acceleration = accelerations[i]
+            i += 1
+            let magnitude = acceleration.magnitude
+            guard time.isFinite, magnitude.isFinite else { continue }
+            if origin == nil { origin = time }
+            let offset = time - origin!
+            let k = offset > 0 ? Int(offset * GaitSignal.rate) : 0
+            if n == 0 {
+                current = k
+            } else if k > current {
+                let missing = k - current - 1
+                let filled = Double(missing) / GaitSignal.rate <= GaitSignal.maximumFilledGap ? missing : 0
+                done = (sum / Double(n), vector * (1 / Double(n)), current, 1 + filled)
+                current = k
+                sum = 0
+                vector = .zero
+                n = 0
+            }
+            // A sample stamped earlier than its bin (clock jitter) is averaged into the current bin.
+            sum += magnitude
+            vector = vector + acceleration
+            n += 1
+            if done != nil { break }
+        }
+        binSum = sum
+        binVector = vector
+        binCount = n
+        bin = current
+        return (done, i)
+    }
+
+    /// Completes the current bin (end of a recording); see `bin(time:acceleration:)`.
+    mutating func flush() -> FinishedBin? {
         guard binCount > 0 else { return nil }
         let done = (binSum / Double(binCount), binVector * (1 / Double(binCount)), bin, 1)
         binCount = 0
@@ -197,7 +222,6 @@ struct GaitSignal: Sendable {
             window = [Double](repeating: 0, count: Int(GaitSignal.window * fs))
             correlation = [Double](repeating: 0, count: maxLag - minLag + 1)
         }
-        var energy = 1e-12
         let history = self.history
         window.withUnsafeMutableBufferPointer { w in
             history.withWindow(last: 2 * length, skipping: 1) { h in
@@ -208,24 +232,35 @@ struct GaitSignal: Sendable {
                     mean += v
                 }
                 mean /= Double(length)
-                for i in 0..<length {
-                    let v = w[i] - mean
-                    w[i] = v
-                    energy += v * v
-                }
+                for i in 0..<length { w[i] -= mean }
             }
         }
         window.withUnsafeBufferPointer { w in
             correlation.withUnsafeMutableBufferPointer { r in
                 let raw = UnsafeRawPointer(w.baseAddress!)
+                // The energy Σ w² is one chain of dependent adds (kept in order, so the same bits); it
+                // advances a few terms per lag pair, where the products' independent work hides its latency.
+                var energy = 1e-12
+                var e = 0
+                let pairs = (maxLag - minLag + 1) / 2
+                let energyStride = (length + pairs - 1) / max(1, pairs)
                 // Raw sums first, two lags per pass (they share the loads of the window's start); each
                 // lag's sum is formed exactly as a lone lag's would be (see `LagSums`).
                 var lag = minLag
                 while lag < maxLag {
+                    let end = min(length, e + energyStride)
+                    while e < end {
+                        energy += w[e] * w[e]
+                        e += 1
+                    }
                     let sums = GaitSignal.lagPairSums(raw, length: length, lag: lag)
                     r[lag - minLag] = sums.0
                     r[lag + 1 - minLag] = sums.1
                     lag += 2
+                }
+                while e < length {
+                    energy += w[e] * w[e]
+                    e += 1
                 }
                 if lag == maxLag {
                     var acc = LagSums()
