@@ -323,14 +323,20 @@ struct GaitSignal: Sendable {
             let x1 = w.loadUnaligned(fromByteOffset: o + 16, as: SIMD2<Double>.self)
             let x2 = w.loadUnaligned(fromByteOffset: o + 32, as: SIMD2<Double>.self)
             let x3 = w.loadUnaligned(fromByteOffset: o + 48, as: SIMD2<Double>.self)
-            a.acc0 += x0 * w.loadUnaligned(fromByteOffset: p, as: SIMD2<Double>.self)
-            b.acc0 += x0 * w.loadUnaligned(fromByteOffset: p + 8, as: SIMD2<Double>.self)
-            a.acc1 += x1 * w.loadUnaligned(fromByteOffset: p + 16, as: SIMD2<Double>.self)
-            b.acc1 += x1 * w.loadUnaligned(fromByteOffset: p + 24, as: SIMD2<Double>.self)
-            a.acc2 += x2 * w.loadUnaligned(fromByteOffset: p + 32, as: SIMD2<Double>.self)
-            b.acc2 += x2 * w.loadUnaligned(fromByteOffset: p + 40, as: SIMD2<Double>.self)
-            a.acc3 += x3 * w.loadUnaligned(fromByteOffset: p + 48, as: SIMD2<Double>.self)
-            b.acc3 += x3 * w.loadUnaligned(fromByteOffset: p + 56, as: SIMD2<Double>.self)
+            let y0 = w.loadUnaligned(fromByteOffset: p, as: SIMD2<Double>.self)
+            let y1 = w.loadUnaligned(fromByteOffset: p + 16, as: SIMD2<Double>.self)
+            let y2 = w.loadUnaligned(fromByteOffset: p + 32, as: SIMD2<Double>.self)
+            let y3 = w.loadUnaligned(fromByteOffset: p + 48, as: SIMD2<Double>.self)
+            // `lag + 1` reads the same values one further on: lanes shuffled from the loads, not reloaded.
+            let y4 = w.loadUnaligned(fromByteOffset: p + 64, as: Double.self)
+            a.acc0 += x0 * y0
+            b.acc0 += x0 * SIMD2(y0[1], y1[0])
+            a.acc1 += x1 * y1
+            b.acc1 += x1 * SIMD2(y1[1], y2[0])
+            a.acc2 += x2 * y2
+            b.acc2 += x2 * SIMD2(y2[1], y3[0])
+            a.acc3 += x3 * y3
+            b.acc3 += x3 * SIMD2(y3[1], y4)
             i += 8
         }
         // `lag` has one more whole block than `lag + 1` when its count is a multiple of 8.

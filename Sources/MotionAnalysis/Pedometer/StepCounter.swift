@@ -70,13 +70,16 @@ struct StepCounter: Sendable {
 
     private mutating func medianRecentProminence() -> Double {
         if let m = cachedMedian { return m }
-        sortScratch.removeAll(keepingCapacity: true)
-        for p in recentProminence { sortScratch.append(p) }
-        sortScratch.sort()
-        let n = sortScratch.count
-        let m = n % 2 == 1 ? sortScratch[n / 2] : 0.5 * (sortScratch[n / 2 - 1] + sortScratch[n / 2])
+        let m = PedometerMedian.of(recentProminence)
         cachedMedian = m
         return m
+    }
+
+    /// One stride (two step periods) in grid samples, rounded. Kept out of line: the optimiser would
+    /// otherwise hoist the rounding (a library call here) out of the window loop into every tick.
+    @inline(never)
+    static func strideLag(period: Double) -> Int {
+        Int((2 * period * GaitSignal.rate).rounded())
     }
 
     /// One grid tick. `emit` receives step times (seconds, filter delay not yet removed), oldest first.
@@ -105,9 +108,9 @@ struct StepCounter: Sendable {
                 let s = score(c, expected: l + period, period: period)
                 if s > bestScore { bestScore = s; best = c }
             }
-            let lag = Int((2 * period * GaitSignal.rate).rounded())
             if let b = best, periodic,
-               signal.laggedCorrelation(length: Int(StepCounter.shortWindow * GaitSignal.rate), lag: lag)
+               signal.laggedCorrelation(length: Int(StepCounter.shortWindow * GaitSignal.rate),
+                                        lag: StepCounter.strideLag(period: period))
                 > StepCounter.minimumStrideCorrelation {
                 for v in virtualSteps { emit(v) }
                 virtualSteps.removeAll(keepingCapacity: true)
