@@ -67,7 +67,7 @@ struct ActivityDetector: Sendable {
     /// One grid tick; `emit` receives (kind, time) with time not yet corrected for the filter delay.
     /// `stableSince`: the time since which the carrying orientation has been steady; a walk can only
     /// start inside that span and once it is `minimumSteadySpan` long (handling turns the phone).
-    mutating func tick(now: Double, candidate: StepCandidate?, period: Double, stableSince: Double, signal: inout GaitSignal,
+    mutating func tick(now: Double, candidate: StepCandidate?, stableSince: Double, signal: inout GaitSignal,
                        emit: (PedometerEvent.Kind, Double) -> Void) {
         if let c = candidate {
             if !isWalking {
@@ -97,6 +97,7 @@ struct ActivityDetector: Sendable {
             }
         }
         if isWalking, let l = lastStep {
+            let period = signal.period
             let gap = min(ActivityDetector.stopBounds.max, max(ActivityDetector.stopBounds.min, ActivityDetector.stopPeriods * period))
             let quietGap = min(ActivityDetector.quietStopBounds.max, max(ActivityDetector.quietStopBounds.min, ActivityDetector.quietStopPeriods * period))
             let silence = now - l.time

@@ -20,7 +20,9 @@ struct StepCandidate: Sendable, Equatable {
 /// correlation at half the lag.
 ///
 /// - Complexity: per input sample O(1); per grid sample O(sections) plus, every `updateInterval`,
-///   one autocorrelation of `window × lags` multiply-adds. Nothing allocates after the first samples.
+///   one autocorrelation of `window × lags` multiply-adds, computed only if the period is read before
+///   the next one falls due (always while walking; a standing user costs none). Nothing allocates after
+///   the first samples (the autocorrelation's scratch is on the stack).
 struct GaitSignal: Sendable {
     /// Internal grid rate in Hz: 10 × the fastest running step rate, enough for 20 ms step times.
     static let rate = 50.0
@@ -72,17 +74,46 @@ struct GaitSignal: Sendable {
     private var x1 = 0.0
     private var x2 = 0.0
     private var trough = 0.0
-    private var window: [Double] = []
-    private var correlation: [Double] = []
 
     /// Filtered values, oldest first (the newest is the current grid sample).
     private(set) var history = MirroredHistory(capacity: GaitSignal.historyCapacity)
     /// Grid samples produced so far.
     private(set) var count = 0
+    /// The latest computed estimate: step period (s) and periodicity.
+    private var estimate = (period: 0.55, periodicity: 0.0)
+    /// An estimate that fell due but has not been computed yet: its window length (grid samples, 0 when
+    /// none) and `history.total` when it fell due. It is computed, over the same window, when the period
+    /// is next read; one falling due later replaces it unread. A standing user costs no autocorrelations.
+    private var pendingLength = 0
+    private var pendingTotal = 0
+
     /// Current step period estimate, seconds.
-    private(set) var period = 0.55
+    var period: Double {
+        mutating get {
+            resolveEstimate()
+            return estimate.period
+        }
+    }
+
     /// Normalised autocorrelation at the chosen lag (−1...1): how periodic the last 4 s were.
-    private(set) var periodicity = 0.0
+    var periodicity: Double {
+        mutating get {
+            resolveEstimate()
+            return estimate.periodicity
+        }
+    }
+
+    /// The current step period (s) without recording it (computes a pending estimate on the side).
+    var currentPeriod: Double {
+        guard pendingLength > 0 else { return estimate.period }
+        return computeEstimate(length: pendingLength, skipping: 1 + history.total - pendingTotal).period
+    }
+
+    private mutating func resolveEstimate() {
+        guard pendingLength > 0 else { return }
+        estimate = computeEstimate(length: pendingLength, skipping: 1 + history.total - pendingTotal)
+        pendingLength = 0
+    }
 
     init() {}
 
@@ -165,7 +196,12 @@ struct GaitSignal: Sendable {
         let n = count - 1
         if n >= Int(GaitSignal.minimumWindow * GaitSignal.rate),
            n % Int(GaitSignal.updateInterval * GaitSignal.rate) == 0 {
-            estimatePeriod(length: min(n, Int(GaitSignal.window * GaitSignal.rate)))
+            let length = min(n, Int(GaitSignal.window * GaitSignal.rate))
+            // Windows too short to search every lag leave the previous estimate in place.
+            if length / 2 > Int(GaitSignal.lagRange.max * GaitSignal.rate / 2) + 5 {
+                pendingLength = length
+                pendingTotal = history.total
+            }
         }
         var candidate: StepCandidate?
         if count >= 3 {
@@ -212,69 +248,75 @@ struct GaitSignal: Sendable {
 
     /// The autocorrelation period estimate over the `length` grid samples before the newest, computed on
     /// pairs of grid samples averaged (25 Hz: steps are below 4 Hz; a quarter of the work of 50 Hz).
-    private mutating func estimatePeriod(length fullLength: Int) {
+    private func computeEstimate(length fullLength: Int, skipping skip: Int) -> (period: Double, periodicity: Double) {
         let fs = GaitSignal.rate / 2
         let minLag = Int(GaitSignal.lagRange.min * fs)
         let maxLag = Int(GaitSignal.lagRange.max * fs)
         let length = fullLength / 2
-        guard length > maxLag + 5 else { return }
-        if window.count != Int(GaitSignal.window * fs) {
-            window = [Double](repeating: 0, count: Int(GaitSignal.window * fs))
-            correlation = [Double](repeating: 0, count: maxLag - minLag + 1)
-        }
-        let history = self.history
-        window.withUnsafeMutableBufferPointer { w in
-            history.withWindow(last: 2 * length, skipping: 1) { h in
-                var mean = 0.0
-                for i in 0..<length {
-                    let v = 0.5 * (h[2 * i] + h[2 * i + 1])
-                    w[i] = v
-                    mean += v
-                }
-                mean /= Double(length)
-                for i in 0..<length { w[i] -= mean }
+        precondition(length > maxLag + 5, "estimate window shorter than the lags")
+        // Scratch on the stack: the window (at most 4 s at 25 Hz) and one correlation per lag.
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: length) { w in
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: maxLag - minLag + 1) { r in
+                correlate(length: length, skipping: skip, minLag: minLag, maxLag: maxLag, window: w, into: r)
+                return choosePeriod(UnsafeBufferPointer(r), minLag: minLag, fs: fs)
             }
         }
-        window.withUnsafeBufferPointer { w in
-            correlation.withUnsafeMutableBufferPointer { r in
-                let raw = UnsafeRawPointer(w.baseAddress!)
-                // The energy Σ w² is one chain of dependent adds (kept in order, so the same bits); it
-                // advances a few terms per lag pair, where the products' independent work hides its latency.
-                var energy = 1e-12
-                var e = 0
-                let pairs = (maxLag - minLag + 1) / 2
-                let energyStride = (length + pairs - 1) / max(1, pairs)
-                // Raw sums first, two lags per pass (they share the loads of the window's start); each
-                // lag's sum is formed exactly as a lone lag's would be (see `LagSums`).
-                var lag = minLag
-                while lag < maxLag {
-                    let end = min(length, e + energyStride)
-                    while e < end {
-                        energy += w[e] * w[e]
-                        e += 1
-                    }
-                    let sums = GaitSignal.lagPairSums(raw, length: length, lag: lag)
-                    r[lag - minLag] = sums.0
-                    r[lag + 1 - minLag] = sums.1
-                    lag += 2
-                }
-                while e < length {
-                    energy += w[e] * w[e]
-                    e += 1
-                }
-                if lag == maxLag {
-                    var acc = LagSums()
-                    r[lag - minLag] = acc.finish(raw, from: acc.addBlocks(raw, from: 0, to: length - lag, lag: lag),
-                                                 to: length - lag, lag: lag)
-                }
-                // Normalised apart from the sums: the divisions no longer wait on each lag's last add.
-                for k in r.indices {
-                    r[k] = r[k] / energy * Double(length) / Double(length - (k + minLag))
-                }
+    }
+
+    /// Fills `r` with the normalised autocorrelation, lags `minLag...maxLag`, of the `length` pair
+    /// means of the grid samples before the newest `skip`, mean removed (`w` receives the window).
+    private func correlate(length: Int, skipping skip: Int, minLag: Int, maxLag: Int,
+                           window w: UnsafeMutableBufferPointer<Double>, into r: UnsafeMutableBufferPointer<Double>) {
+        history.withWindow(last: 2 * length, skipping: skip) { h in
+            var mean = 0.0
+            for i in 0..<length {
+                let v = 0.5 * (h[2 * i] + h[2 * i + 1])
+                w[i] = v
+                mean += v
             }
+            mean /= Double(length)
+            for i in 0..<length { w[i] -= mean }
         }
+        let raw = UnsafeRawPointer(w.baseAddress!)
+        // The energy Σ w² is one chain of dependent adds (kept in order, so the same bits); it
+        // advances a few terms per lag pair, where the products' independent work hides its latency.
+        var energy = 1e-12
+        var e = 0
+        let pairs = (maxLag - minLag + 1) / 2
+        let energyStride = (length + pairs - 1) / max(1, pairs)
+        // Raw sums first, two lags per pass (they share the loads of the window's start); each
+        // lag's sum is formed exactly as a lone lag's would be (see `LagSums`).
+        var lag = minLag
+        while lag < maxLag {
+            let end = min(length, e + energyStride)
+            while e < end {
+                energy += w[e] * w[e]
+                e += 1
+            }
+            let sums = GaitSignal.lagPairSums(raw, length: length, lag: lag)
+            r[lag - minLag] = sums.0
+            r[lag + 1 - minLag] = sums.1
+            lag += 2
+        }
+        while e < length {
+            energy += w[e] * w[e]
+            e += 1
+        }
+        if lag == maxLag {
+            var acc = LagSums()
+            r[lag - minLag] = acc.finish(raw, from: acc.addBlocks(raw, from: 0, to: length - lag, lag: lag),
+                                         to: length - lag, lag: lag)
+        }
+        // Normalised apart from the sums: the divisions no longer wait on each lag's last add.
+        for k in r.indices {
+            r[k] = r[k] / energy * Double(length) / Double(length - (k + minLag))
+        }
+    }
+
+    /// The period (s) and periodicity from the normalised autocorrelation `r` of lags `minLag...`
+    /// at `fs` Hz.
+    private func choosePeriod(_ r: UnsafeBufferPointer<Double>, minLag: Int, fs: Double) -> (period: Double, periodicity: Double) {
         // The first local maximum within `peakTolerance` of the best one.
-        let r = correlation
         var best = -Double.infinity
         var anyPeak = false
         for k in 1..<(r.count - 1) where r[k] >= r[k - 1] && r[k] >= r[k + 1] {
@@ -301,11 +343,10 @@ struct GaitSignal: Sendable {
             if l >= 0.4 * lag && l <= 0.6 * lag { halfLagCorrelation = max(halfLagCorrelation, r[k]) }
         }
         if halfLagCorrelation > GaitSignal.strideHalfLagCorrelation && lag / 2 / fs >= 0.2 {
-            period = lag / 2 / fs
+            return (lag / 2 / fs, r[index])
         } else {
-            period = lag / fs
+            return (lag / fs, r[index])
         }
-        periodicity = r[index]
     }
 
     /// Raw autocorrelation sums of the `length` values at `w` for `lag` and `lag + 1`:

@@ -84,19 +84,21 @@ struct StepCounter: Sendable {
 
     /// One grid tick. `emit` receives step times (seconds, filter delay not yet removed), oldest first.
     mutating func tick(now: Double, candidate: StepCandidate?, signal: inout GaitSignal, emit: (Double) -> Void) {
-        let period = signal.period
-        let periodic = signal.periodicity > StepCounter.minimumPeriodicity
+        // The period estimate is read only when a decision needs it (see `GaitSignal.period`).
         if let c = candidate {
             candidates.append(c)
             if last == nil {
                 let steadySince = now - signal.stableDuration
-                if periodic && now - steadySince >= StepCounter.minimumSteadySpan {
-                    tryStart(from: c, period: period, notBefore: steadySince, emit: emit)
+                if signal.periodicity > StepCounter.minimumPeriodicity && now - steadySince >= StepCounter.minimumSteadySpan {
+                    tryStart(from: c, period: signal.period, notBefore: steadySince, emit: emit)
                 }
             } else {
                 pending.append(c)
             }
         }
+        guard last != nil else { return }
+        let period = signal.period
+        let periodic = signal.periodicity > StepCounter.minimumPeriodicity
         while let l = last, now > l + StepCounter.window.late * period {
             let reference = medianRecentProminence()
             var best: StepCandidate?

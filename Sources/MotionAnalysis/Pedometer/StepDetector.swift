@@ -36,7 +36,7 @@ public struct StepDetector: Sendable {
     public var isWalking: Bool { activity.isWalking }
 
     /// Current step period estimate in seconds (meaningful while walking).
-    public var stepPeriod: Double { signal.period }
+    public var stepPeriod: Double { signal.currentPeriod }
 
     /// Processes one accelerometer sample.
     /// - Parameters:
@@ -145,7 +145,7 @@ public struct StepDetector: Sendable {
         counter.tick(now: now, candidate: candidate, signal: &signal) { t in
             events.append(PedometerEvent(kind: .step, time: t - delay, reportedAt: now))
         }
-        activity.tick(now: now, candidate: candidate, period: signal.period, stableSince: now - signal.stableDuration,
+        activity.tick(now: now, candidate: candidate, stableSince: now - signal.stableDuration,
                        signal: &signal) { kind, t in
             events.append(PedometerEvent(kind: kind, time: t - delay, reportedAt: now))
         }
