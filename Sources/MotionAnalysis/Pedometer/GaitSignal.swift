@@ -66,6 +66,10 @@ struct GaitSignal: Sendable {
     private var blockSum = Vector3.zero
     private var blockCount = 0
     private var blocks = RingBuffer<Vector3>(capacity: GaitSignal.blockCapacity)
+    /// Sums of consecutive blocks (1-s mean directions, unnormalised) and their lengths: `pairs[j]` is
+    /// `blocks[j] + blocks[j + 1]`, kept so each is summed and measured once, not once per check.
+    private var pairs = RingBuffer<Vector3>(capacity: GaitSignal.blockCapacity - 1)
+    private var pairLengths = RingBuffer<Double>(capacity: GaitSignal.blockCapacity - 1)
     /// How long (s) the carrying orientation has been steady, as of the last completed block.
     private(set) var stableDuration = 0.0
     private var binCount = 0
@@ -232,13 +236,16 @@ struct GaitSignal: Sendable {
             stableDuration = Double(n) * GaitSignal.blockDuration
             return
         }
-        let current = blocks[n - 1] + blocks[n - 2]
+        let pair = blocks[n - 2] + blocks[n - 1]
+        pairs.append(pair)
+        pairLengths.append(pair.magnitude)
+        let m = pairs.count
+        let current = pairs[m - 1], currentLength = pairLengths[m - 1]
         let cosLimit = cos(GaitSignal.stableAngle * Double.pi / 180)
         var good = 2
-        var k = n - 3
+        var k = m - 2
         while k >= 0 {
-            let earlier = blocks[k] + blocks[k + 1]
-            let c = current.dot(earlier) / max(1e-12, current.magnitude * earlier.magnitude)
+            let c = current.dot(pairs[k]) / max(1e-12, currentLength * pairLengths[k])
             if c < cosLimit { break }
             good += 1
             k -= 1
