@@ -90,7 +90,7 @@ GATES = [
     ("pedometer CPU ns/sample at 400 Hz", ["bench", "--filter", "pedometer", "--rounds", "5"],
      ["benchmarks", "name=pedometer-detect-400Hz", "ns_per_op"], "max", 35, 50),
     ("pedometer CPU ns/sample at 100 Hz", ["bench", "--filter", "pedometer", "--rounds", "5"],
-     ["benchmarks", "name=pedometer-detect-100Hz", "ns_per_op"], "max", 80, 50),
+     ["benchmarks", "name=pedometer-detect-100Hz", "ns_per_op"], "max", 46, 50),
 ]
 
 def main():

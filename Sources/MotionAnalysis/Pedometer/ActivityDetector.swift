@@ -43,9 +43,8 @@ struct ActivityDetector: Sendable {
     /// The last peak big enough to be a step rather than the echo of one: what a pause is dated at.
     private var lastStrongStep: StepCandidate?
     private var recent = RingBuffer<Double>(capacity: 8)
-    private var scratch: [Double] = []
 
-    init() { scratch.reserveCapacity(8) }
+    init() {}
 
     private mutating func remember(_ prominence: Double) {
         recent.append(prominence)
@@ -61,19 +60,14 @@ struct ActivityDetector: Sendable {
         return m
     }
 
-    private mutating func computeMedian() -> Double {
-        scratch.removeAll(keepingCapacity: true)
-        for p in recent { scratch.append(p) }
-        scratch.sort()
-        let n = scratch.count
-        guard n > 0 else { return 0 }
-        return n % 2 == 1 ? scratch[n / 2] : 0.5 * (scratch[n / 2 - 1] + scratch[n / 2])
+    private func computeMedian() -> Double {
+        PedometerMedian.of(recent)
     }
 
     /// One grid tick; `emit` receives (kind, time) with time not yet corrected for the filter delay.
     /// `stableSince`: the time since which the carrying orientation has been steady; a walk can only
     /// start inside that span and once it is `minimumSteadySpan` long (handling turns the phone).
-    mutating func tick(now: Double, candidate: StepCandidate?, period: Double, stableSince: Double, signal: inout GaitSignal,
+    mutating func tick(now: Double, candidate: StepCandidate?, stableSince: Double, signal: inout GaitSignal,
                        emit: (PedometerEvent.Kind, Double) -> Void) {
         if let c = candidate {
             if !isWalking {
@@ -103,6 +97,7 @@ struct ActivityDetector: Sendable {
             }
         }
         if isWalking, let l = lastStep {
+            let period = signal.period
             let gap = min(ActivityDetector.stopBounds.max, max(ActivityDetector.stopBounds.min, ActivityDetector.stopPeriods * period))
             let quietGap = min(ActivityDetector.quietStopBounds.max, max(ActivityDetector.quietStopBounds.min, ActivityDetector.quietStopPeriods * period))
             let silence = now - l.time

@@ -20,7 +20,9 @@ struct StepCandidate: Sendable, Equatable {
 /// correlation at half the lag.
 ///
 /// - Complexity: per input sample O(1); per grid sample O(sections) plus, every `updateInterval`,
-///   one autocorrelation of `window × lags` multiply-adds. Nothing allocates after the first samples.
+///   one autocorrelation of `window × lags` multiply-adds, computed only if the period is read before
+///   the next one falls due (always while walking; a standing user costs none). Nothing allocates after
+///   the first samples (the autocorrelation's scratch is on the stack).
 struct GaitSignal: Sendable {
     /// Internal grid rate in Hz: 10 × the fastest running step rate, enough for 20 ms step times.
     static let rate = 50.0
@@ -64,6 +66,10 @@ struct GaitSignal: Sendable {
     private var blockSum = Vector3.zero
     private var blockCount = 0
     private var blocks = RingBuffer<Vector3>(capacity: GaitSignal.blockCapacity)
+    /// Sums of consecutive blocks (1-s mean directions, unnormalised) and their lengths: `pairs[j]` is
+    /// `blocks[j] + blocks[j + 1]`, kept so each is summed and measured once, not once per check.
+    private var pairs = RingBuffer<Vector3>(capacity: GaitSignal.blockCapacity - 1)
+    private var pairLengths = RingBuffer<Double>(capacity: GaitSignal.blockCapacity - 1)
     /// How long (s) the carrying orientation has been steady, as of the last completed block.
     private(set) var stableDuration = 0.0
     private var binCount = 0
@@ -72,50 +78,104 @@ struct GaitSignal: Sendable {
     private var x1 = 0.0
     private var x2 = 0.0
     private var trough = 0.0
-    private var window: [Double] = []
-    private var correlation: [Double] = []
 
     /// Filtered values, oldest first (the newest is the current grid sample).
     private(set) var history = MirroredHistory(capacity: GaitSignal.historyCapacity)
     /// Grid samples produced so far.
     private(set) var count = 0
+    /// The latest computed estimate: step period (s) and periodicity.
+    private var estimate = (period: 0.55, periodicity: 0.0)
+    /// An estimate that fell due but has not been computed yet: its window length (grid samples, 0 when
+    /// none) and `history.total` when it fell due. It is computed, over the same window, when the period
+    /// is next read; one falling due later replaces it unread. A standing user costs no autocorrelations.
+    private var pendingLength = 0
+    private var pendingTotal = 0
+
     /// Current step period estimate, seconds.
-    private(set) var period = 0.55
+    var period: Double {
+        mutating get {
+            resolveEstimate()
+            return estimate.period
+        }
+    }
+
     /// Normalised autocorrelation at the chosen lag (−1...1): how periodic the last 4 s were.
-    private(set) var periodicity = 0.0
+    var periodicity: Double {
+        mutating get {
+            resolveEstimate()
+            return estimate.periodicity
+        }
+    }
+
+    /// The current step period (s) without recording it (computes a pending estimate on the side).
+    var currentPeriod: Double {
+        guard pendingLength > 0 else { return estimate.period }
+        return computeEstimate(length: pendingLength, skipping: 1 + history.total - pendingTotal).period
+    }
+
+    private mutating func resolveEstimate() {
+        guard pendingLength > 0 else { return }
+        estimate = computeEstimate(length: pendingLength, skipping: 1 + history.total - pendingTotal)
+        pendingLength = 0
+    }
 
     init() {}
 
-    /// Adds one accelerometer magnitude (g) taken at `time` (s). When this sample starts a new bin, returns
-    /// the finished bin's mean and the grid samples to run with it: `first` and `count` bins (more than
-    /// one when the input skipped bins; the gap is held at the last value).
-    mutating func bin(time: Double, acceleration: Vector3) -> (value: Double, vector: Vector3, first: Int, count: Int)? {
-        let magnitude = acceleration.magnitude
-        guard time.isFinite, magnitude.isFinite else { return nil }
-        if origin == nil { origin = time }
-        let offset = time - origin!
-        let k = offset > 0 ? Int(offset * GaitSignal.rate) : 0
-        var done: (value: Double, vector: Vector3, first: Int, count: Int)?
-        if binCount == 0 {
-            bin = k
-        } else if k > bin {
-            let missing = k - bin - 1
-            let filled = Double(missing) / GaitSignal.rate <= GaitSignal.maximumFilledGap ? missing : 0
-            done = (binSum / Double(binCount), binVector * (1 / Double(binCount)), bin, 1 + filled)
-            bin = k
-            binSum = 0
-            binVector = .zero
-            binCount = 0
-        }
-        // A sample stamped earlier than its bin (clock jitter) is averaged into the current bin.
-        binSum += magnitude
-        binVector = binVector + acceleration
-        binCount += 1
-        return done
+    /// A finished bin: its mean magnitude (g) and mean vector (g), and the grid samples to run with it,
+    /// `first` and `count` bins (more than one when the input skipped bins; the gap is held at its value).
+    typealias FinishedBin = (value: Double, vector: Vector3, first: Int, count: Int)
+
+    /// Adds one accelerometer sample (g, gravity included) taken at `time` (s). When this sample starts a
+    /// new bin, returns the finished bin (see `FinishedBin`).
+    mutating func bin(time: Double, acceleration: Vector3) -> FinishedBin? {
+        var t = time, a = acceleration
+        return bin(times: &t, accelerations: &a, from: 0, to: 1).done
     }
 
-    /// Completes the current bin (end of a recording); see `bin(time:magnitude:)`.
-    mutating func flush() -> (value: Double, vector: Vector3, first: Int, count: Int)? {
+    /// Adds the samples `start..<end` of parallel arrays of times (s) and accelerations (g) until one of
+    /// them starts a new bin; returns the bin it finished (if any) and the index after the last sample
+    /// taken. The same code as `bin(time:acceleration:)`, with the running sums kept in registers
+    /// between the samples of one bin.
+    @inline(__always)
+    mutating func bin(times: UnsafePointer<Double>, accelerations: UnsafePointer<Vector3>,
+                      from start: Int, to end: Int) -> (done: FinishedBin?, next: Int) {
+        var sum = binSum, vector = binVector, n = binCount, current = bin
+        var done: FinishedBin?
+        var i = start
+        while i < end {
+            let time = times[i], acceleration = accelerations[i]
+            i += 1
+            let magnitude = acceleration.magnitude
+            guard time.isFinite, magnitude.isFinite else { continue }
+            if origin == nil { origin = time }
+            let offset = time - origin!
+            let k = offset > 0 ? Int(offset * GaitSignal.rate) : 0
+            if n == 0 {
+                current = k
+            } else if k > current {
+                let missing = k - current - 1
+                let filled = Double(missing) / GaitSignal.rate <= GaitSignal.maximumFilledGap ? missing : 0
+                done = (sum / Double(n), vector * (1 / Double(n)), current, 1 + filled)
+                current = k
+                sum = 0
+                vector = .zero
+                n = 0
+            }
+            // A sample stamped earlier than its bin (clock jitter) is averaged into the current bin.
+            sum += magnitude
+            vector = vector + acceleration
+            n += 1
+            if done != nil { break }
+        }
+        binSum = sum
+        binVector = vector
+        binCount = n
+        bin = current
+        return (done, i)
+    }
+
+    /// Completes the current bin (end of a recording); see `bin(time:acceleration:)`.
+    mutating func flush() -> FinishedBin? {
         guard binCount > 0 else { return nil }
         let done = (binSum / Double(binCount), binVector * (1 / Double(binCount)), bin, 1)
         binCount = 0
@@ -140,7 +200,12 @@ struct GaitSignal: Sendable {
         let n = count - 1
         if n >= Int(GaitSignal.minimumWindow * GaitSignal.rate),
            n % Int(GaitSignal.updateInterval * GaitSignal.rate) == 0 {
-            estimatePeriod(length: min(n, Int(GaitSignal.window * GaitSignal.rate)))
+            let length = min(n, Int(GaitSignal.window * GaitSignal.rate))
+            // Windows too short to search every lag leave the previous estimate in place.
+            if length / 2 > Int(GaitSignal.lagRange.max * GaitSignal.rate / 2) + 5 {
+                pendingLength = length
+                pendingTotal = history.total
+            }
         }
         var candidate: StepCandidate?
         if count >= 3 {
@@ -171,13 +236,16 @@ struct GaitSignal: Sendable {
             stableDuration = Double(n) * GaitSignal.blockDuration
             return
         }
-        let current = blocks[n - 1] + blocks[n - 2]
+        let pair = blocks[n - 2] + blocks[n - 1]
+        pairs.append(pair)
+        pairLengths.append(pair.magnitude)
+        let m = pairs.count
+        let current = pairs[m - 1], currentLength = pairLengths[m - 1]
         let cosLimit = cos(GaitSignal.stableAngle * Double.pi / 180)
         var good = 2
-        var k = n - 3
+        var k = m - 2
         while k >= 0 {
-            let earlier = blocks[k] + blocks[k + 1]
-            let c = current.dot(earlier) / max(1e-12, current.magnitude * earlier.magnitude)
+            let c = current.dot(pairs[k]) / max(1e-12, currentLength * pairLengths[k])
             if c < cosLimit { break }
             good += 1
             k -= 1
@@ -187,67 +255,75 @@ struct GaitSignal: Sendable {
 
     /// The autocorrelation period estimate over the `length` grid samples before the newest, computed on
     /// pairs of grid samples averaged (25 Hz: steps are below 4 Hz; a quarter of the work of 50 Hz).
-    private mutating func estimatePeriod(length fullLength: Int) {
+    private func computeEstimate(length fullLength: Int, skipping skip: Int) -> (period: Double, periodicity: Double) {
         let fs = GaitSignal.rate / 2
         let minLag = Int(GaitSignal.lagRange.min * fs)
         let maxLag = Int(GaitSignal.lagRange.max * fs)
         let length = fullLength / 2
-        guard length > maxLag + 5 else { return }
-        if window.count != Int(GaitSignal.window * fs) {
-            window = [Double](repeating: 0, count: Int(GaitSignal.window * fs))
-            correlation = [Double](repeating: 0, count: maxLag - minLag + 1)
+        precondition(length > maxLag + 5, "estimate window shorter than the lags")
+        // Scratch on the stack: the window (at most 4 s at 25 Hz) and one correlation per lag.
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: length) { w in
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: maxLag - minLag + 1) { r in
+                correlate(length: length, skipping: skip, minLag: minLag, maxLag: maxLag, window: w, into: r)
+                return choosePeriod(UnsafeBufferPointer(r), minLag: minLag, fs: fs)
+            }
         }
+    }
+
+    /// Fills `r` with the normalised autocorrelation, lags `minLag...maxLag`, of the `length` pair
+    /// means of the grid samples before the newest `skip`, mean removed (`w` receives the window).
+    private func correlate(length: Int, skipping skip: Int, minLag: Int, maxLag: Int,
+                           window w: UnsafeMutableBufferPointer<Double>, into r: UnsafeMutableBufferPointer<Double>) {
+        history.withWindow(last: 2 * length, skipping: skip) { h in
+            var mean = 0.0
+            for i in 0..<length {
+                let v = 0.5 * (h[2 * i] + h[2 * i + 1])
+                w[i] = v
+                mean += v
+            }
+            mean /= Double(length)
+            for i in 0..<length { w[i] -= mean }
+        }
+        let raw = UnsafeRawPointer(w.baseAddress!)
+        // The energy Σ w² is one chain of dependent adds (kept in order, so the same bits); it
+        // advances a few terms per lag pair, where the products' independent work hides its latency.
         var energy = 1e-12
-        let history = self.history
-        window.withUnsafeMutableBufferPointer { w in
-            history.withWindow(last: 2 * length, skipping: 1) { h in
-                var mean = 0.0
-                for i in 0..<length {
-                    let v = 0.5 * (h[2 * i] + h[2 * i + 1])
-                    w[i] = v
-                    mean += v
-                }
-                mean /= Double(length)
-                for i in 0..<length {
-                    let v = w[i] - mean
-                    w[i] = v
-                    energy += v * v
-                }
+        var e = 0
+        let pairs = (maxLag - minLag + 1) / 2
+        let energyStride = (length + pairs - 1) / max(1, pairs)
+        // Raw sums first, two lags per pass (they share the loads of the window's start); each
+        // lag's sum is formed exactly as a lone lag's would be (see `LagSums`).
+        var lag = minLag
+        while lag < maxLag {
+            let end = min(length, e + energyStride)
+            while e < end {
+                energy += w[e] * w[e]
+                e += 1
             }
+            let sums = GaitSignal.lagPairSums(raw, length: length, lag: lag)
+            r[lag - minLag] = sums.0
+            r[lag + 1 - minLag] = sums.1
+            lag += 2
         }
-        window.withUnsafeBufferPointer { w in
-            correlation.withUnsafeMutableBufferPointer { r in
-                let raw = UnsafeRawPointer(w.baseAddress!)
-                let stride = MemoryLayout<Double>.stride
-                for lag in minLag...maxLag {
-                    let count = length - lag
-                    // Two lanes per load, four independent sums (keeps the pipeline full), then the remainder.
-                    var acc0 = SIMD2<Double>(repeating: 0), acc1 = acc0, acc2 = acc0, acc3 = acc0
-                    var i = 0
-                    while i + 8 <= count {
-                        let o = i * stride, p = (i + lag) * stride
-                        acc0 += raw.loadUnaligned(fromByteOffset: o, as: SIMD2<Double>.self)
-                            * raw.loadUnaligned(fromByteOffset: p, as: SIMD2<Double>.self)
-                        acc1 += raw.loadUnaligned(fromByteOffset: o + 16, as: SIMD2<Double>.self)
-                            * raw.loadUnaligned(fromByteOffset: p + 16, as: SIMD2<Double>.self)
-                        acc2 += raw.loadUnaligned(fromByteOffset: o + 32, as: SIMD2<Double>.self)
-                            * raw.loadUnaligned(fromByteOffset: p + 32, as: SIMD2<Double>.self)
-                        acc3 += raw.loadUnaligned(fromByteOffset: o + 48, as: SIMD2<Double>.self)
-                            * raw.loadUnaligned(fromByteOffset: p + 48, as: SIMD2<Double>.self)
-                        i += 8
-                    }
-                    let acc = (acc0 + acc1) + (acc2 + acc3)
-                    var s = acc.sum()
-                    while i < count {
-                        s += w[i] * w[i + lag]
-                        i += 1
-                    }
-                    r[lag - minLag] = s / energy * Double(length) / Double(count)
-                }
-            }
+        while e < length {
+            energy += w[e] * w[e]
+            e += 1
         }
+        if lag == maxLag {
+            var acc = LagSums()
+            r[lag - minLag] = acc.finish(raw, from: acc.addBlocks(raw, from: 0, to: length - lag, lag: lag),
+                                         to: length - lag, lag: lag)
+        }
+        // Normalised apart from the sums: the divisions no longer wait on each lag's last add.
+        for k in r.indices {
+            r[k] = r[k] / energy * Double(length) / Double(length - (k + minLag))
+        }
+    }
+
+    /// The period (s) and periodicity from the normalised autocorrelation `r` of lags `minLag...`
+    /// at `fs` Hz.
+    private func choosePeriod(_ r: UnsafeBufferPointer<Double>, minLag: Int, fs: Double) -> (period: Double, periodicity: Double) {
         // The first local maximum within `peakTolerance` of the best one.
-        let r = correlation
         var best = -Double.infinity
         var anyPeak = false
         for k in 1..<(r.count - 1) where r[k] >= r[k - 1] && r[k] >= r[k + 1] {
@@ -274,11 +350,87 @@ struct GaitSignal: Sendable {
             if l >= 0.4 * lag && l <= 0.6 * lag { halfLagCorrelation = max(halfLagCorrelation, r[k]) }
         }
         if halfLagCorrelation > GaitSignal.strideHalfLagCorrelation && lag / 2 / fs >= 0.2 {
-            period = lag / 2 / fs
+            return (lag / 2 / fs, r[index])
         } else {
-            period = lag / fs
+            return (lag / fs, r[index])
         }
-        periodicity = r[index]
+    }
+
+    /// Raw autocorrelation sums of the `length` values at `w` for `lag` and `lag + 1`:
+    /// `Σ w[i]·w[i+lag]` over `i < length − lag` and `Σ w[i]·w[i+lag+1]` over `i < length − lag − 1`,
+    /// each summed in the order of `LagSums` (identical to computing the lags one at a time).
+    @inline(__always)
+    static func lagPairSums(_ w: UnsafeRawPointer, length: Int, lag: Int) -> (Double, Double) {
+        let countA = length - lag, countB = countA - 1
+        var a = LagSums(), b = LagSums()
+        let stride = MemoryLayout<Double>.stride
+        var i = 0
+        while i + 8 <= countB {
+            let o = i * stride, p = (i + lag) * stride
+            let x0 = w.loadUnaligned(fromByteOffset: o, as: SIMD2<Double>.self)
+            let x1 = w.loadUnaligned(fromByteOffset: o + 16, as: SIMD2<Double>.self)
+            let x2 = w.loadUnaligned(fromByteOffset: o + 32, as: SIMD2<Double>.self)
+            let x3 = w.loadUnaligned(fromByteOffset: o + 48, as: SIMD2<Double>.self)
+            let y0 = w.loadUnaligned(fromByteOffset: p, as: SIMD2<Double>.self)
+            let y1 = w.loadUnaligned(fromByteOffset: p + 16, as: SIMD2<Double>.self)
+            let y2 = w.loadUnaligned(fromByteOffset: p + 32, as: SIMD2<Double>.self)
+            let y3 = w.loadUnaligned(fromByteOffset: p + 48, as: SIMD2<Double>.self)
+            // `lag + 1` reads the same values one further on: lanes shuffled from the loads, not reloaded.
+            let y4 = w.loadUnaligned(fromByteOffset: p + 64, as: Double.self)
+            a.acc0 += x0 * y0
+            b.acc0 += x0 * SIMD2(y0[1], y1[0])
+            a.acc1 += x1 * y1
+            b.acc1 += x1 * SIMD2(y1[1], y2[0])
+            a.acc2 += x2 * y2
+            b.acc2 += x2 * SIMD2(y2[1], y3[0])
+            a.acc3 += x3 * y3
+            b.acc3 += x3 * SIMD2(y3[1], y4)
+            i += 8
+        }
+        // `lag` has one more whole block than `lag + 1` when its count is a multiple of 8.
+        let ia = a.addBlocks(w, from: i, to: countA, lag: lag)
+        return (a.finish(w, from: ia, to: countA, lag: lag), b.finish(w, from: i, to: countB, lag: lag + 1))
+    }
+
+    /// One lag's running sum: two lanes per load, four independent SIMD sums over whole blocks of 8
+    /// (keeps the pipeline full), then the lanes combined and the remainder added one by one.
+    struct LagSums {
+        var acc0 = SIMD2<Double>(repeating: 0), acc1 = SIMD2<Double>(repeating: 0)
+        var acc2 = SIMD2<Double>(repeating: 0), acc3 = SIMD2<Double>(repeating: 0)
+
+        /// Adds the whole blocks of 8 from `start` while they fit below `count`; returns where it stopped.
+        @inline(__always)
+        mutating func addBlocks(_ w: UnsafeRawPointer, from start: Int, to count: Int, lag: Int) -> Int {
+            let stride = MemoryLayout<Double>.stride
+            var i = start
+            while i + 8 <= count {
+                let o = i * stride, p = (i + lag) * stride
+                acc0 += w.loadUnaligned(fromByteOffset: o, as: SIMD2<Double>.self)
+                    * w.loadUnaligned(fromByteOffset: p, as: SIMD2<Double>.self)
+                acc1 += w.loadUnaligned(fromByteOffset: o + 16, as: SIMD2<Double>.self)
+                    * w.loadUnaligned(fromByteOffset: p + 16, as: SIMD2<Double>.self)
+                acc2 += w.loadUnaligned(fromByteOffset: o + 32, as: SIMD2<Double>.self)
+                    * w.loadUnaligned(fromByteOffset: p + 32, as: SIMD2<Double>.self)
+                acc3 += w.loadUnaligned(fromByteOffset: o + 48, as: SIMD2<Double>.self)
+                    * w.loadUnaligned(fromByteOffset: p + 48, as: SIMD2<Double>.self)
+                i += 8
+            }
+            return i
+        }
+
+        /// The lanes combined, plus the products from `start` to `count` one by one.
+        @inline(__always)
+        func finish(_ w: UnsafeRawPointer, from start: Int, to count: Int, lag: Int) -> Double {
+            let acc = (acc0 + acc1) + (acc2 + acc3)
+            var s = acc.sum()
+            let v = w.assumingMemoryBound(to: Double.self)
+            var i = start
+            while i < count {
+                s += v[i] * v[i + lag]
+                i += 1
+            }
+            return s
+        }
     }
 
     /// Root mean square of the last `length` band-passed values (g).

@@ -70,30 +70,35 @@ struct StepCounter: Sendable {
 
     private mutating func medianRecentProminence() -> Double {
         if let m = cachedMedian { return m }
-        sortScratch.removeAll(keepingCapacity: true)
-        for p in recentProminence { sortScratch.append(p) }
-        sortScratch.sort()
-        let n = sortScratch.count
-        let m = n % 2 == 1 ? sortScratch[n / 2] : 0.5 * (sortScratch[n / 2 - 1] + sortScratch[n / 2])
+        let m = PedometerMedian.of(recentProminence)
         cachedMedian = m
         return m
     }
 
+    /// One stride (two step periods) in grid samples, rounded. Kept out of line: the optimiser would
+    /// otherwise hoist the rounding (a library call here) out of the window loop into every tick.
+    @inline(never)
+    static func strideLag(period: Double) -> Int {
+        Int((2 * period * GaitSignal.rate).rounded())
+    }
+
     /// One grid tick. `emit` receives step times (seconds, filter delay not yet removed), oldest first.
     mutating func tick(now: Double, candidate: StepCandidate?, signal: inout GaitSignal, emit: (Double) -> Void) {
-        let period = signal.period
-        let periodic = signal.periodicity > StepCounter.minimumPeriodicity
+        // The period estimate is read only when a decision needs it (see `GaitSignal.period`).
         if let c = candidate {
             candidates.append(c)
             if last == nil {
                 let steadySince = now - signal.stableDuration
-                if periodic && now - steadySince >= StepCounter.minimumSteadySpan {
-                    tryStart(from: c, period: period, notBefore: steadySince, emit: emit)
+                if signal.periodicity > StepCounter.minimumPeriodicity && now - steadySince >= StepCounter.minimumSteadySpan {
+                    tryStart(from: c, period: signal.period, notBefore: steadySince, emit: emit)
                 }
             } else {
                 pending.append(c)
             }
         }
+        guard last != nil else { return }
+        let period = signal.period
+        let periodic = signal.periodicity > StepCounter.minimumPeriodicity
         while let l = last, now > l + StepCounter.window.late * period {
             let reference = medianRecentProminence()
             var best: StepCandidate?
@@ -105,9 +110,9 @@ struct StepCounter: Sendable {
                 let s = score(c, expected: l + period, period: period)
                 if s > bestScore { bestScore = s; best = c }
             }
-            let lag = Int((2 * period * GaitSignal.rate).rounded())
             if let b = best, periodic,
-               signal.laggedCorrelation(length: Int(StepCounter.shortWindow * GaitSignal.rate), lag: lag)
+               signal.laggedCorrelation(length: Int(StepCounter.shortWindow * GaitSignal.rate),
+                                        lag: StepCounter.strideLag(period: period))
                 > StepCounter.minimumStrideCorrelation {
                 for v in virtualSteps { emit(v) }
                 virtualSteps.removeAll(keepingCapacity: true)

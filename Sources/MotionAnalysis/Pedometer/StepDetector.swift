@@ -36,7 +36,7 @@ public struct StepDetector: Sendable {
     public var isWalking: Bool { activity.isWalking }
 
     /// Current step period estimate in seconds (meaningful while walking).
-    public var stepPeriod: Double { signal.period }
+    public var stepPeriod: Double { signal.currentPeriod }
 
     /// Processes one accelerometer sample.
     /// - Parameters:
@@ -101,11 +101,20 @@ public struct StepDetector: Sendable {
         precondition(times.count == accelerations.count, "one time per acceleration")
         var d = StepDetector()
         var all: [PedometerEvent] = []
-        for i in times.indices {
-            d.push(time: times[i], acceleration: accelerations[i])
-            if !d.output.isEmpty {
-                all.append(contentsOf: d.output)
-                d.output.removeAll(keepingCapacity: true)
+        times.withUnsafeBufferPointer { t in
+            accelerations.withUnsafeBufferPointer { a in
+                guard let tp = t.baseAddress, let ap = a.baseAddress else { return }
+                var i = 0
+                while i < t.count {
+                    let (done, next) = d.signal.bin(times: tp, accelerations: ap, from: i, to: t.count)
+                    i = next
+                    guard let done else { continue }
+                    _ = d.run(done)
+                    if !d.output.isEmpty {
+                        all.append(contentsOf: d.output)
+                        d.output.removeAll(keepingCapacity: true)
+                    }
+                }
             }
         }
         all.append(contentsOf: d.finish())
@@ -119,7 +128,7 @@ public struct StepDetector: Sendable {
     }
 
     /// Runs the grid samples of one finished bin through every stage; returns the last grid time.
-    private mutating func run(_ done: (value: Double, vector: Vector3, first: Int, count: Int)) -> Double {
+    private mutating func run(_ done: GaitSignal.FinishedBin) -> Double {
         var now = 0.0
         for j in 0..<done.count {
             let (t, candidate) = signal.step(value: done.value, vector: done.vector, bin: done.first + j)
@@ -136,7 +145,7 @@ public struct StepDetector: Sendable {
         counter.tick(now: now, candidate: candidate, signal: &signal) { t in
             events.append(PedometerEvent(kind: .step, time: t - delay, reportedAt: now))
         }
-        activity.tick(now: now, candidate: candidate, period: signal.period, stableSince: now - signal.stableDuration,
+        activity.tick(now: now, candidate: candidate, stableSince: now - signal.stableDuration,
                        signal: &signal) { kind, t in
             events.append(PedometerEvent(kind: kind, time: t - delay, reportedAt: now))
         }
