@@ -88,7 +88,7 @@ GATES = [
     ("IPOL trials with a false pause", ["eval", "gait", f"{DATA}/gait-ipol"],
      lambda d: d["trials_with_false_pause"] / len(d["trials"]), "max", 0.02, 0.02),
     ("pedometer CPU ns/sample at 400 Hz", ["bench", "--filter", "pedometer", "--rounds", "5"],
-     ["benchmarks", "name=pedometer-detect-400Hz", "ns_per_op"], "max", 35, 50),
+     ["benchmarks", "name=pedometer-detect-400Hz", "ns_per_op"], "max", 16, 50),
     ("pedometer CPU ns/sample at 100 Hz", ["bench", "--filter", "pedometer", "--rounds", "5"],
      ["benchmarks", "name=pedometer-detect-100Hz", "ns_per_op"], "max", 46, 50),
 ]
