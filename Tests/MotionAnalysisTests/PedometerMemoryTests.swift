@@ -40,3 +40,27 @@ import Testing
         #expect(held[0] > 100)  // the reflection reaches the buffers (history, candidates)
     }
 }
+
+@Suite struct PedometerHistoryTests {
+    @Test func aRangeQueryCountsOnlyItsStepsDistanceAndActiveTime() {
+        var history = PedometerHistory()
+        history.record(PedometerEvent(kind: .resume, time: 10, reportedAt: 11), step: nil)
+        for k in 0..<20 {  // 20 steps of 0.7 m at 2 steps/s from 10 s
+            let t = 10 + Double(k) * 0.5
+            history.record(PedometerEvent(kind: .step, time: t, reportedAt: t + 0.2),
+                           step: StepRecord(time: t, length: 0.7, cadence: 2))
+        }
+        history.record(PedometerEvent(kind: .pause, time: 19.5, reportedAt: 21), step: nil)
+        let all = history.data(from: 0, to: 100)
+        #expect(all.numberOfSteps == 20)
+        #expect(abs(all.distance - 14) < 1e-9)
+        #expect(abs(all.activeTime - 9.5) < 1e-9)
+        #expect(abs(all.averageCadence - 2) < 1e-9)
+        // The second half only: steps at 15...19.5 s, active from 15 s to the pause.
+        let half = history.data(from: 15, to: 100)
+        #expect(half.numberOfSteps == 10)
+        #expect(abs(half.distance - 7) < 1e-9)
+        #expect(abs(half.activeTime - 4.5) < 1e-9)
+        #expect(history.data(from: 30, to: 40).numberOfSteps == 0)
+    }
+}
