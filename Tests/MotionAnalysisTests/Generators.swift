@@ -14,11 +14,15 @@ enum Generate {
 
     /// Swings about gravity: each (time, signedPeak, width) is a rotation pulse about the gravity
     /// axis (negative = counter-clockwise), followed by a return swing at a third of the peak;
-    /// acceleration spikes to `accelerationPeak` g at each peak.
+    /// acceleration spikes to `accelerationPeak` g at each peak. The device is held as a wrist
+    /// device is in a ground stroke: its y axis (across the wrist) near vertical, pointing down.
+    /// `reportedGravity` replaces the gravity the samples report (an attitude estimate gone wrong).
     static func swings(_ swings: [(time: Double, peak: Double, width: Double)], rate: Double, seconds: Double,
-                       noise: Double = 0.05, seed: UInt64 = 1, accelerationPeak: Double = 3) -> [DeviceMotion] {
+                       noise: Double = 0.05, seed: UInt64 = 1, accelerationPeak: Double = 3,
+                       reportedGravity: Vector3? = nil) -> [DeviceMotion] {
         var g = SplitMix64(seed: seed)
-        let gravity = Vector3(x: 0.3, y: -0.9, z: -0.3).normalized
+        let gravity = Vector3(x: 0.3, y: 0.9, z: -0.3).normalized
+        let reported = reportedGravity?.normalized ?? gravity
         let side = gravity.cross(Vector3(x: 1, y: 0, z: 0)).normalized
         return (0..<Int(seconds * rate)).map { k in
             let t = Double(k) / rate
@@ -32,7 +36,7 @@ enum Generate {
             let n = Vector3(x: Double.random(in: -noise...noise, using: &g), y: Double.random(in: -noise...noise, using: &g),
                             z: Double.random(in: -noise...noise, using: &g))
             let rate = along * gravity + across * side + n
-            return DeviceMotion(time: t, attitude: AttitudeFilter.levelAttitude(gravity: gravity), gravity: gravity,
+            return DeviceMotion(time: t, attitude: AttitudeFilter.levelAttitude(gravity: reported), gravity: reported,
                                 rotationRate: rate, userAcceleration: user * side)
         }
     }

@@ -66,12 +66,33 @@ import Testing
 }
 
 @Suite struct StrokeDetectorTests {
-    @Test func oneEventPerStrokeWithKindFromRotationAboutGravity() {
+    @Test func oneEventPerStrokeWithKindFromTheSweepAcrossTheWrist() {
         let trace = Generate.swings([(2, -9, 0.5), (5, 9, 0.5), (8, -9, 0.5), (11, 9, 0.5)], rate: 100, seconds: 14)
         var d = StrokeDetector()
         let events = d.process(trace)
         #expect(events.map(\.kind) == [.forehand, .backhand, .forehand, .backhand])
         for (e, t) in zip(events, [2.0, 5, 8, 11]) { #expect(abs(e.time - t) < 0.1) }
+        var left = StrokeDetector(wrist: .left)
+        #expect(left.process(trace).map(\.kind) == [.backhand, .forehand, .backhand, .forehand])
+    }
+
+    @Test func theKindDoesNotDependOnTheGravityEstimate() {
+        // Gravity reported 90° off (as an attitude filter can be after the gyroscope clips).
+        let strokes: [(time: Double, peak: Double, width: Double)] = [(2, -9, 0.5), (5, 9, 0.5)]
+        let right = Generate.swings(strokes, rate: 100, seconds: 8)
+        let wrong = Generate.swings(strokes, rate: 100, seconds: 8, reportedGravity: Vector3(x: 1, y: 0, z: 0))
+        var a = StrokeDetector(), b = StrokeDetector()
+        #expect(a.process(right).map(\.kind) == [.forehand, .backhand])
+        #expect(b.process(wrong).map(\.kind) == [.forehand, .backhand])
+    }
+
+    @Test func aFastBackswingBeforeTheForwardSwingDoesNotAnchorTheStroke() {
+        // Backswing at 6 rad/s (over the trigger) 0.65 s before a 9-rad/s forward swing the other way.
+        let trace = Generate.swings([(2, 6, 0.4), (2.65, -9, 0.4)], rate: 100, seconds: 5)
+        var d = StrokeDetector()
+        let events = d.process(trace)
+        #expect(events.map(\.kind) == [.forehand])
+        #expect(abs((events.first?.time ?? 0) - 2.65) < 0.05)
     }
 
     @Test func aLongFastRotationIsAServe() {
