@@ -24,7 +24,7 @@ public struct AttitudeFilter: Sendable {
         /// nil: the fixed complementary gain below. Default `NoiseModel()`.
         public var noise: NoiseModel?
         /// Without `noise`: how fast gravity is pulled toward a trusted accelerometer reading, rad/s per unit
-        /// misalignment (1/time constant). Default 0.5/s: a 2-s time constant.
+        /// misalignment (1/time constant). Default 1/s: a 1-s time constant.
         public var correctionGain: Double
         /// Without `noise`: the pull is full when | |a| − 1 g | is 0 and zero from this many g away. Default 0.2 g
         /// (best of 0.05...0.3 on Exermote individuals 1-3).
