@@ -14,8 +14,8 @@ struct EvalAttitude: ParsableCommand {
     var directory: String
     @Flag(help: "Print one JSON document.") var json = false
     @Flag(help: "Exit non-zero when the gate fails.") var check = false
-    @Option(help: "Filter correction gain, 1/s (tuning).") var gain: Double?
-    @Option(help: "Accelerometer trust tolerance, g (tuning).") var tolerance: Double?
+    @Option(help: "Fixed complementary correction gain, 1/s, instead of the adaptive gain (tuning).") var gain: Double?
+    @Option(help: "Fixed-gain accelerometer trust tolerance, g, instead of the adaptive gain (tuning).") var tolerance: Double?
 
     /// The gate: median gravity error below 2 degrees.
     static let gateDegrees = 2.0
@@ -30,6 +30,7 @@ struct EvalAttitude: ParsableCommand {
     func run() throws {
         try reportingInputErrors {
             var p = AttitudeFilter.Parameters()
+            if gain != nil || tolerance != nil { p.noise = nil }
             if let gain { p.correctionGain = gain }
             if let tolerance { p.accelerationTolerance = tolerance }
             let rows = try MotionEvaluation.csvFiles(in: directory).map { try MotionEvaluation.attitude(file: $0, parameters: p) }
