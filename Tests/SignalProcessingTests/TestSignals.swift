@@ -1,16 +1,11 @@
 import Foundation
+import SignalProcessing
 
-/// SplitMix64: a tiny seeded generator so every test signal is reproducible.
+/// SplitMix64 bits with a Box-Muller normal deviate, so every test signal is reproducible.
 struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    private var bits: SplitMix64
+    init(seed: UInt64) { bits = SplitMix64(seed: seed) }
+    mutating func next() -> UInt64 { bits.next() }
     /// A standard normal deviate (Box-Muller).
     mutating func gaussian() -> Double {
         let u1 = Double.random(in: Double.leastNonzeroMagnitude..<1, using: &self)
