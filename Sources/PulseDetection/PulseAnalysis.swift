@@ -46,7 +46,12 @@ public struct PulseAnalysis: Sendable {
             case .gap(let a, let b): result.gaps.append((a, b))
             }
         }
-        for input in inputs { analyzer.process(input, emit: handle) }
+        if observe == nil {
+            analyzer.process(contentsOf: inputs, emit: handle)
+        } else {
+            // An observer sees each event as soon as the input that causes it has been fed, as live.
+            for input in inputs { analyzer.process(input, emit: handle) }
+        }
         analyzer.finish(emit: handle)
         result.rejections = analyzer.rejections
         result.computeHRV()

@@ -89,6 +89,8 @@ public struct PulseAnalyzer: Sendable {
     private let flatSamples: Int
     private var windows: [RingBuffer<Double>] = []
     private var windowScratch: [[Double]] = []
+    /// The same windows kept sorted as samples arrive and leave (the tracker's median and MAD).
+    private var sortedWindows: [[Double]] = []
     private var tracker: RateTracker
     private var orientation: [Double] = []
     private let decimation: Int
@@ -99,7 +101,13 @@ public struct PulseAnalyzer: Sendable {
     private var selected = 0
     private var scale = 1.0
     private var latestBPM: Double?
-    private var pendingGrid: [(time: Double, values: SIMD4<Double>)] = []
+    /// Grid samples resampled but not yet run through the stages (see `flush`): `blockCapacity`
+    /// times, then per channel the raw values, the beat-band and the tracker-band outputs.
+    private var block: [Double] = []
+    private var blockCount = 0
+    /// Grid samples per block: the filters run over a block at a time (the same arithmetic as one
+    /// sample at a time, without the per-sample call overhead), then the stages run sample by sample.
+    private static let blockCapacity = 256
 
     /// - Parameters:
     ///   - sampleRate: the rate of the uniform grid, Hz: the source's nominal frame or sample rate.
@@ -136,9 +144,14 @@ public struct PulseAnalyzer: Sendable {
         let capacity = max(8, Int((settings.windowSeconds * tracker.rate).rounded()))
         windows = Array(repeating: RingBuffer(capacity: capacity), count: n)
         windowScratch = Array(repeating: [], count: n)
-        for i in 0..<n { windowScratch[i].reserveCapacity(capacity) }
+        sortedWindows = Array(repeating: [], count: n)
+        for i in 0..<n {
+            windowScratch[i].reserveCapacity(capacity)
+            sortedWindows[i].reserveCapacity(capacity + 1)
+        }
         orientation = color ? [-1, -1, -1, 1] : [1]
-        pendingGrid.reserveCapacity(64)
+        block = [Double](repeating: 0, count: (1 + 3 * n) * Self.blockCapacity)
+        blockCount = 0
     }
 
     /// Starts a new stretch of signal: filters, detectors and the rate history start afresh.
@@ -152,6 +165,7 @@ public struct PulseAnalyzer: Sendable {
             detectors[i].reset()
             trackers[i].reset()
             windows[i].removeAll()
+            sortedWindows[i].removeAll(keepingCapacity: true)
         }
         tracker.reset()
         hasPeriod = false
@@ -166,6 +180,21 @@ public struct PulseAnalyzer: Sendable {
 
     /// Feeds one input; calls `emit` for each event it causes, in time order.
     public mutating func process(_ input: PulseInput, emit: (PulseEvent) -> Void) {
+        accept(input, emit: emit)
+        flush(emit: emit)
+    }
+
+    /// Feeds `inputs` in order; calls `emit` for each event they cause, in time order. The same
+    /// events as feeding them one at a time with ``process(_:emit:)``, with less overhead per input.
+    public mutating func process<S: Sequence>(contentsOf inputs: S, emit: (PulseEvent) -> Void)
+    where S.Element == PulseInput {
+        for input in inputs { accept(input, emit: emit) }
+        flush(emit: emit)
+    }
+
+    /// Validates one input and puts the grid samples it determines into the block; events caused
+    /// before the block is run (gaps, contact) first flush the block, so events stay in time order.
+    private mutating func accept(_ input: PulseInput, emit: (PulseEvent) -> Void) {
         let color: Bool
         let t = input.time
         var values = SIMD4<Double>(repeating: 0)
@@ -192,6 +221,7 @@ public struct PulseAnalyzer: Sendable {
                 return
             }
             if t - last > settings.maximumGap {
+                flush(emit: emit)
                 emit(.gap(from: last, to: t))
                 restart()
             }
@@ -199,25 +229,57 @@ public struct PulseAnalyzer: Sendable {
         lastTime = t
         if case .color(let c) = input {
             if let event = contact.process(c) {
+                flush(emit: emit)
                 emit(event)
                 if case .contactLost = event { restart() }
             }
             guard contact.inContact else { return }
         }
         let n = channelNames.count
-        var grid: [(time: Double, values: SIMD4<Double>)] = []
-        swap(&grid, &pendingGrid)  // reuse the buffer without overlapping access to self
-        grid.removeAll(keepingCapacity: true)
-        for ch in 0..<n {
-            var k = 0
-            resamplers[ch].process(time: t, value: values[ch]) { gt, gv in
-                if ch == 0 { grid.append((gt, SIMD4(repeating: 0))) }
-                grid[k].values[ch] = gv
-                k += 1
+        let cap = Self.blockCapacity
+        for ch in 0..<n { resamplers[ch].push(time: t, value: values[ch]) }
+        while let (gt, g0) = resamplers[0].next() {
+            if blockCount == cap { flush(emit: emit) }
+            block[blockCount] = gt
+            block[cap + blockCount] = g0
+            for ch in 1..<max(1, n) {
+                // Every channel has the same times, so the same grid points.
+                block[(1 + ch) * cap + blockCount] = resamplers[ch].next()!.value
             }
+            blockCount += 1
         }
-        for g in grid { processGrid(time: g.time, values: g.values, emit: emit) }
-        swap(&grid, &pendingGrid)
+    }
+
+    /// Runs the block of grid samples through the stages: the band-pass filters over the whole
+    /// block, then detection, beat tracking and (at each hop) rate tracking sample by sample.
+    private mutating func flush(emit: (PulseEvent) -> Void) {
+        guard blockCount > 0 else { return }
+        let n = channelNames.count
+        let cap = Self.blockCapacity
+        let m = blockCount
+        var storage: [Double] = []
+        swap(&storage, &block)  // the block is read while the stages update self
+        storage.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            for ch in 0..<n {
+                let raw = base + (1 + ch) * cap
+                let beat = base + (1 + n + ch) * cap
+                let track = base + (1 + 2 * n + ch) * cap
+                if gridCount == 0 {
+                    // Start every filter as if the first value had always been there: no step transient
+                    // from the signal's level (a red channel near 250) masquerading as a slow pulse.
+                    beatFilters[ch].setSteadyState(input: raw[0])
+                    trackerFilters[ch].setSteadyState(input: raw[0])
+                }
+                beat.update(from: raw, count: m)
+                track.update(from: raw, count: m)
+                beatFilters[ch].process(UnsafeMutableBufferPointer(start: beat, count: m))
+                trackerFilters[ch].process(UnsafeMutableBufferPointer(start: track, count: m))
+            }
+            for k in 0..<m { processGrid(base, k, emit: emit) }
+        }
+        swap(&storage, &block)
+        blockCount = 0
     }
 
     /// Ends the stream: confirms the beats still inside the beat tracker's decision lag.
@@ -228,34 +290,32 @@ public struct PulseAnalyzer: Sendable {
         confirm(confirmed, emit: emit)
     }
 
-    private mutating func processGrid(time: Double, values: SIMD4<Double>, emit: (PulseEvent) -> Void) {
+    /// One grid sample `k` of the block at `base` (layout: see `block`), filtered already.
+    private mutating func processGrid(_ base: UnsafeMutablePointer<Double>, _ k: Int, emit: (PulseEvent) -> Void) {
         let n = channelNames.count
+        let cap = Self.blockCapacity
+        let time = base[k]
         gridCount += 1
         let decimate = gridCount % decimation == 0
-        if gridCount == 1 {
-            // Start every filter as if the first value had always been there: no step transient
-            // from the signal's level (a red channel near 250) masquerading as a slow pulse.
-            for ch in 0..<n {
-                beatFilters[ch].setSteadyState(input: values[ch])
-                trackerFilters[ch].setSteadyState(input: values[ch])
-            }
-        }
         for ch in 0..<n {
-            let x = values[ch]
+            let x = base[(1 + ch) * cap + k]
             levels[ch] = gridCount == 1 ? x : levels[ch] + levelSmoothing * (x - levels[ch])
-            let y = orientation[ch] * beatFilters[ch].process(x)
-            let z = trackerFilters[ch].process(x)
-            if decimate { windows[ch].append(z) }
+            let y = orientation[ch] * base[(1 + n + ch) * cap + k]
+            let z = base[(1 + 2 * n + ch) * cap + k]
+            if decimate {
+                let old = windows[ch].append(z)
+                Self.replace(old, with: z, inSorted: &sortedWindows[ch])
+            }
             _ = detectors[ch].process(time: time, value: y)
             // A run of identical samples is a clipped or disconnected sensor, not a pulse: upstrokes
             // next to one are not beats.
-            if values[ch] == lastValues[ch] {
+            if x == lastValues[ch] {
                 flatRuns[ch] += 1
                 if flatRuns[ch] >= flatSamples { blockedUntil[ch] = time + settings.clippingHoldoff }
             } else {
                 flatRuns[ch] = 0
             }
-            lastValues[ch] = values[ch]
+            lastValues[ch] = x
             if let c = detectors[ch].candidate, c.time >= blockedUntil[ch] {
                 if hasPeriod {
                     let isSelected = ch == selected
@@ -284,9 +344,9 @@ public struct PulseAnalyzer: Sendable {
         let n = channelNames.count
         for ch in 0..<n {
             windowScratch[ch].removeAll(keepingCapacity: true)
-            windowScratch[ch].append(contentsOf: windows[ch])
+            for i in 0..<windows[ch].count { windowScratch[ch].append(windows[ch][i]) }
         }
-        guard let u = tracker.update(windows: windowScratch) else { return }
+        guard let u = tracker.update(windows: windowScratch, sorted: sortedWindows) else { return }
         if isColor == true { orientHue(best: u.channel) }
         selected = u.channel
         let w = windowScratch[u.channel]
@@ -313,6 +373,26 @@ public struct PulseAnalyzer: Sendable {
             latestBPM = u.bpm
             emit(.rate(RateEstimate(time: endTime, bpm: u.bpm, confidence: u.confidence)))
         }
+    }
+
+    /// Removes one `old` value (if any) from the ascending array `sorted` and inserts `new` in order.
+    /// - Complexity: O(count); allocates nothing within the reserved capacity.
+    private static func replace(_ old: Double?, with new: Double, inSorted sorted: inout [Double]) {
+        if let old {
+            var lo = 0, hi = sorted.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if sorted[mid] < old { lo = mid + 1 } else { hi = mid }
+            }
+            precondition(lo < sorted.count && sorted[lo] == old, "sorted window out of step with its ring")
+            sorted.remove(at: lo)
+        }
+        var lo = 0, hi = sorted.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if sorted[mid] < new { lo = mid + 1 } else { hi = mid }
+        }
+        sorted.insert(new, at: lo)
     }
 
     /// Passes on confirmed beats, except an upstroke already reported: after a change of channel

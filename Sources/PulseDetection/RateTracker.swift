@@ -59,13 +59,14 @@ public struct RateTracker: Sendable {
     private let totalHighBin: Int
     private var forward: [Double]
     private var scratchForward: [Double]
-    private var emission: [Double]
     private var hasHistory = false
     private var re: [Double]
     private var im: [Double]
     private var best: [Double]
     private var spectrum: [Double]
     private var selectionScratch: [Double]
+    /// Each usable channel's spectral peak of the latest update, bpm (scratch).
+    private var peaks: [Double] = []
     private var hann: [Double] = []
     private var lastSpread = 0.0
     /// The latest window after clipping and mean removal, and the chosen channel's.
@@ -96,7 +97,6 @@ public struct RateTracker: Sendable {
         let states = highBin - lowBin + 1
         forward = [Double](repeating: 0, count: states)
         scratchForward = forward
-        emission = forward
         re = [Double](repeating: 0, count: n)
         im = [Double](repeating: 0, count: n)
         best = [Double](repeating: 0, count: n / 2 + 1)
@@ -135,14 +135,17 @@ public struct RateTracker: Sendable {
 
     /// Analyses the latest window of each channel (equal lengths, oldest first) and advances the
     /// tracker one hop. Channels that are flat (no variation) are ignored.
+    /// - Parameter sorted: optionally, the same windows sorted ascending (a caller that keeps them
+    ///   sorted as samples arrive saves the selection of the median and MAD; same results).
     /// - Returns: nil when no channel has any variation.
-    public mutating func update(windows: [[Double]]) -> Update? {
+    /// - Complexity: O(window + fftLength log fftLength) per channel; allocates nothing once warm.
+    public mutating func update(windows: [[Double]], sorted: [[Double]]? = nil) -> Update? {
         var bestChannel = -1
         var bestScore = -1.0
         var bestSpread = 0.0
-        var peaks: [Double] = []
+        peaks.removeAll(keepingCapacity: true)
         for (c, w) in windows.enumerated() {
-            guard computeSpectrum(w) else { continue }
+            guard computeSpectrum(w, sorted: sorted?[c]) else { continue }
             let k = peakBin(spectrum)
             let f = refinedFrequency(spectrum, k)
             peaks.append(f * 60)
@@ -164,35 +167,46 @@ public struct RateTracker: Sendable {
         // errors more frequent: a signal also repeats after two periods.)
         let weight = hop / (settings.windowSeconds / 2)
         let states = forward.count
-        for i in 0..<states { emission[i] = log(best[lowBin + i] + 1e-6) + prior[i] }
-        emission.withUnsafeBufferPointer { e in
-            if !hasHistory {
-                for i in 0..<states { forward[i] = weight * e[i] }
-            } else {
-                for i in 0..<states {
-                    var m = -Double.infinity
-                    let lo = max(0, i - transitionReach), hi = min(states - 1, i + transitionReach)
-                    for j in lo...hi {
-                        let v = forward[j] + transition[abs(i - j)]
-                        if v > m { m = v }
-                    }
-                    scratchForward[i] = m + weight * e[i]
-                }
-                swap(&forward, &scratchForward)
-            }
-        }
-        hasHistory = true
+        let reach = transitionReach
+        let first = !hasHistory
         var top = 0
         var topValue = -Double.infinity
-        for i in 0..<states where forward[i] > topValue {
-            topValue = forward[i]
-            top = i
+        forward.withUnsafeMutableBufferPointer { fw in
+            scratchForward.withUnsafeMutableBufferPointer { next in
+                best.withUnsafeBufferPointer { b in
+                    prior.withUnsafeBufferPointer { pr in
+                        transition.withUnsafeBufferPointer { tr in
+                            let low = lowBin
+                            if first {
+                                for i in 0..<states { next[i] = weight * (log(b[low + i] + 1e-6) + pr[i]) }
+                            } else {
+                                for i in 0..<states {
+                                    var m = -Double.infinity
+                                    let lo = max(0, i - reach), hi = min(states - 1, i + reach)
+                                    for j in lo...hi {
+                                        let v = fw[j] + tr[abs(i - j)]
+                                        if v > m { m = v }
+                                    }
+                                    next[i] = m + weight * (log(b[low + i] + 1e-6) + pr[i])
+                                }
+                            }
+                            for i in 0..<states where next[i] > topValue {
+                                topValue = next[i]
+                                top = i
+                            }
+                            for i in 0..<states { next[i] -= topValue }
+                        }
+                    }
+                }
+            }
         }
-        for i in 0..<states { forward[i] -= topValue }
+        swap(&forward, &scratchForward)
+        hasHistory = true
         let f = refinedFrequency(best, lowBin + top)
         let bpm = min(settings.maxBPM, max(settings.minBPM, f * 60))
         let conc = concentration(best, atHz: f)
-        let agreeing = peaks.filter { abs($0 - bpm) <= settings.agreementBPM }.count
+        var agreeing = 0
+        for p in peaks where abs(p - bpm) <= settings.agreementBPM { agreeing += 1 }
         let agreement = Double(agreeing) / Double(max(1, peaks.count))
         let periodicity = autocorrelation(bestClipped, lagSeconds: 60 / bpm)
         let confidence = (agreement + conc / (1 + conc)) / 2 * max(0, periodicity).squareRoot()
@@ -200,44 +214,100 @@ public struct RateTracker: Sendable {
                       spread: bestSpread, periodicity: periodicity)
     }
 
-    /// Fills `spectrum` with the robustly normalised, Hann-windowed power spectrum of `w`, divided by
-    /// its 0.5-5 Hz power. Returns false for a window too short or without variation.
-    private mutating func computeSpectrum(_ w: [Double]) -> Bool {
+    /// Median and median absolute deviation of `w`: read from `sorted` (the same values ascending)
+    /// when given, else by selection on scratch storage. The same values either way.
+    private mutating func medianAndMAD(_ w: [Double], sorted: [Double]?) -> (median: Double, mad: Double) {
         let n = w.count
-        guard n >= 8 else { return false }
+        if let s = sorted, s.count == n {
+            return s.withUnsafeBufferPointer { s in
+                let p = n / 2
+                let median = n % 2 == 1 ? s[p] : (s[p - 1] + s[p]) / 2
+                // Deviations below the median grow leftwards from p - 1, those above rightwards
+                // from p: merge the two ascending runs up to the (n/2)-th smallest deviation.
+                var i = p - 1, j = p
+                var previous = 0.0, current = 0.0
+                for _ in 0...p {
+                    previous = current
+                    let left = i >= 0 ? abs(s[i] - median) : Double.infinity
+                    let right = j < n ? abs(s[j] - median) : Double.infinity
+                    if left <= right {
+                        current = left
+                        i -= 1
+                    } else {
+                        current = right
+                        j += 1
+                    }
+                }
+                return (median, n % 2 == 1 ? current : (previous + current) / 2)
+            }
+        }
         selectionScratch.removeAll(keepingCapacity: true)
         selectionScratch.append(contentsOf: w)
         let median = selectionScratch.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
         for i in 0..<n { selectionScratch[i] = abs(w[i] - median) }
-        let spread = 1.4826 * selectionScratch.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
+        let mad = selectionScratch.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
+        return (median, mad)
+    }
+
+    /// Fills `spectrum` with the robustly normalised, Hann-windowed power spectrum of `w`, divided by
+    /// its 0.5-5 Hz power. Returns false for a window too short or without variation.
+    private mutating func computeSpectrum(_ w: [Double], sorted: [Double]?) -> Bool {
+        let n = w.count
+        guard n >= 8 else { return false }
+        let (median, mad) = medianAndMAD(w, sorted: sorted)
+        let spread = 1.4826 * mad
         guard spread > 0, spread.isFinite else { return false }
         lastSpread = spread
-        let limit = 3.0
-        var mean = 0.0
-        for i in 0..<n {
-            let z = min(limit, max(-limit, (w[i] - median) / spread))
-            frame[i] = z
-            mean += z
-        }
-        mean /= Double(n)
-        clipped.removeAll(keepingCapacity: true)
-        for i in 0..<n { clipped.append(frame[i] - mean) }
         if hann.count != n {
             hann = (0..<n).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(n - 1)) }
         }
-        for i in 0..<n { frame[i] = (frame[i] - mean) * hann[i] }
-        for i in n..<fftLength { frame[i] = 0 }
-        fft.forward(frame, re: &re, im: &im)
-        var total = 0.0
-        for k in 0...(fftLength / 2) {
-            let p = re[k] * re[k] + im[k] * im[k]
-            spectrum[k] = p
-            if k >= totalLowBin && k <= totalHighBin { total += p }
+        if clipped.count != n { clipped = [Double](repeating: 0, count: n) }
+        let limit = 3.0
+        let m = fftLength
+        w.withUnsafeBufferPointer { w in
+            frame.withUnsafeMutableBufferPointer { frame in
+                clipped.withUnsafeMutableBufferPointer { clipped in
+                    hann.withUnsafeBufferPointer { hann in
+                        var mean = 0.0
+                        for i in 0..<n {
+                            let z = min(limit, max(-limit, (w[i] - median) / spread))
+                            frame[i] = z
+                            mean += z
+                        }
+                        mean /= Double(n)
+                        for i in 0..<n {
+                            clipped[i] = frame[i] - mean
+                            frame[i] = (frame[i] - mean) * hann[i]
+                        }
+                        for i in n..<m { frame[i] = 0 }
+                    }
+                }
+            }
         }
-        guard total > 0 else { return false }
-        let inv = 1 / total
-        for k in 0...(fftLength / 2) { spectrum[k] *= inv }
-        return true
+        frame.withUnsafeBufferPointer { x in
+            re.withUnsafeMutableBufferPointer { r in
+                im.withUnsafeMutableBufferPointer { i in fft.forward(x, re: r, im: i) }
+            }
+        }
+        let lo = totalLowBin, hi = totalHighBin
+        let total = re.withUnsafeBufferPointer { re in
+            im.withUnsafeBufferPointer { im in
+                spectrum.withUnsafeMutableBufferPointer { spectrum in
+                    var total = 0.0
+                    for k in 0...(m / 2) {
+                        let p = re[k] * re[k] + im[k] * im[k]
+                        spectrum[k] = p
+                        if k >= lo && k <= hi { total += p }
+                    }
+                    if total > 0 {
+                        let inv = 1 / total
+                        for k in 0...(m / 2) { spectrum[k] *= inv }
+                    }
+                    return total
+                }
+            }
+        }
+        return total > 0
     }
 
     /// Normalised autocorrelation of `x` at a lag of `lagSeconds`, interpolated between whole lags.
@@ -245,16 +315,18 @@ public struct RateTracker: Sendable {
         let lag = lagSeconds * rate
         let l0 = Int(lag.rounded(.down))
         guard l0 >= 1, l0 + 1 < x.count else { return 0 }
-        var energy = 0.0
-        for v in x { energy += v * v }
-        guard energy > 0 else { return 0 }
-        func at(_ l: Int) -> Double {
-            var s = 0.0
-            for i in 0..<(x.count - l) { s += x[i] * x[i + l] }
-            return s / energy * Double(x.count) / Double(x.count - l)
+        return x.withUnsafeBufferPointer { x in
+            var energy = 0.0
+            for v in x { energy += v * v }
+            guard energy > 0 else { return 0 }
+            func at(_ l: Int) -> Double {
+                var s = 0.0
+                for i in 0..<(x.count - l) { s += x[i] * x[i + l] }
+                return s / energy * Double(x.count) / Double(x.count - l)
+            }
+            let f = lag - Double(l0)
+            return (1 - f) * at(l0) + f * at(l0 + 1)
         }
-        let f = lag - Double(l0)
-        return (1 - f) * at(l0) + f * at(l0 + 1)
     }
 
     private func peakBin(_ s: [Double]) -> Int {
@@ -274,7 +346,8 @@ public struct RateTracker: Sendable {
     private func concentration(_ s: [Double], atHz f: Double) -> Double {
         let binHz = rate / Double(fftLength)
         var at = 0.0
-        for h in [f, 2 * f] {
+        for harmonic in 1...2 {
+            let h = Double(harmonic) * f
             let lo = max(totalLowBin, Int(((h - settings.peakHalfWidthHz) / binHz).rounded(.up)))
             let hi = min(totalHighBin, Int(((h + settings.peakHalfWidthHz) / binHz).rounded(.down)))
             if lo <= hi { for k in lo...hi { at += s[k] } }

@@ -38,11 +38,13 @@ public struct UniformResampler: Sendable, Hashable {
     /// Output rate, Hz.
     public let rate: Double
     /// Time of grid point 0 (the first input's time), or nil before any input.
-    public private(set) var start: Double?
+    public var start: Double? { gridStart }
     /// Index of the next grid point to emit.
-    public private(set) var nextIndex: Int = 0
-    private var previousTime = 0.0
-    private var previousValue = 0.0
+    public var nextIndex: Int { gridIndex }
+    @usableFromInline var gridStart: Double?
+    @usableFromInline var gridIndex = 0
+    @usableFromInline var previousTime = 0.0
+    @usableFromInline var previousValue = 0.0
 
     /// A resampler producing `rate` samples per second (> 0).
     public init(rate: Double) {
@@ -52,8 +54,10 @@ public struct UniformResampler: Sendable, Hashable {
 
     /// Clears all state; the next sample starts a new grid.
     public mutating func reset() {
-        start = nil
-        nextIndex = 0
+        gridStart = nil
+        gridIndex = 0
+        draining = false
+        firstPending = false
     }
 
     /// Feeds one input sample; calls `emit(time, value)` for each grid point now determined
@@ -70,25 +74,61 @@ public struct UniformResampler: Sendable, Hashable {
 
     @usableFromInline
     mutating func processImpl(time t: Double, value v: Double, emit: (Double, Double) -> Void) {
-        guard let t0 = start else {
-            start = t
+        push(time: t, value: v)
+        while let (gt, gv) = next() { emit(gt, gv) }
+    }
+
+    // Pull interface: the input being consumed by `next()`.
+    @usableFromInline var inputTime = 0.0
+    @usableFromInline var inputValue = 0.0
+    /// True while `next()` may still return grid points for the latest input.
+    @usableFromInline var draining = false
+    /// The first input of a grid is itself grid point 0, returned by the first `next()`.
+    @usableFromInline var firstPending = false
+
+    /// Feeds one input sample without a closure: call ``next()`` until it returns nil to collect the
+    /// grid points it determines (the same points, in the same order, with the same arithmetic as
+    /// ``process(time:value:emit:)``), before the next `push`.
+    /// - Complexity: O(1); allocates nothing.
+    @inlinable
+    public mutating func push(time t: Double, value v: Double) {
+        if draining { while next() != nil {} }
+        guard gridStart != nil else {
+            gridStart = t
             previousTime = t
             previousValue = v
-            emit(t, v)
-            nextIndex = 1
+            gridIndex = 1
+            inputTime = t
+            inputValue = v
+            firstPending = true
             return
         }
         guard t > previousTime else { return }
-        let dt = t - previousTime
-        while true {
-            let tk = t0 + Double(nextIndex) / rate
-            if tk > t { break }
-            let u = (tk - previousTime) / dt
-            emit(tk, previousValue + (v - previousValue) * u)
-            nextIndex += 1
+        inputTime = t
+        inputValue = v
+        draining = true
+    }
+
+    /// The next grid point determined by the latest ``push(time:value:)``, or nil when there is none
+    /// left (grid time in seconds, interpolated value).
+    /// - Complexity: O(1); allocates nothing.
+    @inlinable
+    public mutating func next() -> (time: Double, value: Double)? {
+        if firstPending {
+            firstPending = false
+            return (inputTime, inputValue)
         }
-        previousTime = t
-        previousValue = v
+        guard draining, let t0 = gridStart else { return nil }
+        let tk = t0 + Double(gridIndex) / rate
+        if tk > inputTime {
+            previousTime = inputTime
+            previousValue = inputValue
+            draining = false
+            return nil
+        }
+        let u = (tk - previousTime) / (inputTime - previousTime)
+        gridIndex += 1
+        return (tk, previousValue + (inputValue - previousValue) * u)
     }
 }
 

@@ -35,7 +35,11 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
             // Each chunk runs on a copy of the analyzer (as a caller holding it in a struct would):
             // value semantics mean no state may hide in shared references.
             var copy = analyzer
-            for input in inputs[start..<end] { copy.process(input) { live.append($0) } }
+            if chunk == 1 {
+                copy.process(inputs[start]) { live.append($0) }
+            } else {
+                copy.process(contentsOf: inputs[start..<end]) { live.append($0) }
+            }
             analyzer = copy
             start = end
         }
