@@ -80,12 +80,12 @@ public struct PulseAnalyzer: Sendable {
     private var earlyCandidates: [RingBuffer<(time: Double, strength: Double)>] = []
     private var hasPeriod = false
     private var lastConfirmed: Double?
-    private var lastValues = SIMD4<Double>(repeating: .nan)
+    private var lastValues: [Double] = []
     /// Slowly smoothed level of each channel (time constant 2 s), for the perfusion index.
-    private var levels = SIMD4<Double>(repeating: 0)
+    private var levels: [Double] = []
     private let levelSmoothing: Double
-    private var flatRuns = SIMD4<Int>(repeating: 0)
-    private var blockedUntil = SIMD4<Double>(repeating: -.infinity)
+    private var flatRuns: [Int] = []
+    private var blockedUntil: [Double] = []
     private let flatSamples: Int
     private var windows: [RingBuffer<Double>] = []
     private var windowScratch: [[Double]] = []
@@ -151,6 +151,10 @@ public struct PulseAnalyzer: Sendable {
         }
         orientation = color ? [-1, -1, -1, 1] : [1]
         block = [Double](repeating: 0, count: (1 + 3 * n) * Self.blockCapacity)
+        levels = Array(repeating: 0, count: n)
+        lastValues = Array(repeating: .nan, count: n)
+        flatRuns = Array(repeating: 0, count: n)
+        blockedUntil = Array(repeating: -.infinity, count: n)
         blockCount = 0
     }
 
@@ -166,13 +170,13 @@ public struct PulseAnalyzer: Sendable {
             trackers[i].reset()
             windows[i].removeAll()
             sortedWindows[i].removeAll(keepingCapacity: true)
+            lastValues[i] = .nan
+            flatRuns[i] = 0
+            blockedUntil[i] = -.infinity
         }
         tracker.reset()
         hasPeriod = false
         lastConfirmed = nil
-        lastValues = SIMD4(repeating: .nan)
-        flatRuns = SIMD4(repeating: 0)
-        blockedUntil = SIMD4(repeating: -.infinity)
         for i in 0..<n { earlyCandidates[i].removeAll() }
         gridCount = 0
         latestBPM = nil
@@ -188,7 +192,13 @@ public struct PulseAnalyzer: Sendable {
     /// events as feeding them one at a time with ``process(_:emit:)``, with less overhead per input.
     public mutating func process<S: Sequence>(contentsOf inputs: S, emit: (PulseEvent) -> Void)
     where S.Element == PulseInput {
-        for input in inputs { accept(input, emit: emit) }
+        // Contiguous inputs (an array) are read directly: no generic iteration per input.
+        let done: Void? = inputs.withContiguousStorageIfAvailable { buffer in
+            for input in buffer { accept(input, emit: emit) }
+        }
+        if done == nil {
+            for input in inputs { accept(input, emit: emit) }
+        }
         flush(emit: emit)
     }
 
@@ -197,21 +207,21 @@ public struct PulseAnalyzer: Sendable {
     private mutating func accept(_ input: PulseInput, emit: (PulseEvent) -> Void) {
         let color: Bool
         let t = input.time
-        var values = SIMD4<Double>(repeating: 0)
+        var v0 = 0.0, v1 = 0.0, v2 = 0.0, v3 = 0.0
         switch input {
         case .color(let c):
             color = true
-            values = SIMD4(c.red, c.green, c.blue, c.hue)
+            (v0, v1, v2, v3) = (c.red, c.green, c.blue, c.hue)
         case .ppg(_, let v):
             color = false
-            values[0] = v
+            v0 = v
         }
         if isColor == nil { configure(color: color) }
         guard isColor == color else {
             rejections.wrongKind += 1
             return
         }
-        guard t.isFinite, values[0].isFinite, values[1].isFinite, values[2].isFinite, values[3].isFinite else {
+        guard t.isFinite, v0.isFinite, v1.isFinite, v2.isFinite, v3.isFinite else {
             rejections.nonFinite += 1
             return
         }
@@ -237,7 +247,12 @@ public struct PulseAnalyzer: Sendable {
         }
         let n = channelNames.count
         let cap = Self.blockCapacity
-        for ch in 0..<n { resamplers[ch].push(time: t, value: values[ch]) }
+        resamplers[0].push(time: t, value: v0)
+        if n == 4 {
+            resamplers[1].push(time: t, value: v1)
+            resamplers[2].push(time: t, value: v2)
+            resamplers[3].push(time: t, value: v3)
+        }
         while let (gt, g0) = resamplers[0].next() {
             if blockCount == cap { flush(emit: emit) }
             block[blockCount] = gt
@@ -276,7 +291,19 @@ public struct PulseAnalyzer: Sendable {
                 beatFilters[ch].process(UnsafeMutableBufferPointer(start: beat, count: m))
                 trackerFilters[ch].process(UnsafeMutableBufferPointer(start: track, count: m))
             }
-            for k in 0..<m { processGrid(base, k, emit: emit) }
+            // Samples up to the next hop's analysis run channel by channel: only the selected channel
+            // emits events and the selection changes only at an analysis, so the events come out as
+            // they would sample by sample.
+            var k = 0
+            while k < m {
+                let end = min(m, k + hopSamples - gridCount % hopSamples)
+                for ch in 0..<n { runChannel(ch, base, k..<end, emit: emit) }
+                gridCount += end - k
+                k = end
+                if gridCount >= minimumSamples, gridCount % hopSamples == 0 {
+                    analyseWindow(endTime: base[end - 1] + 1 / sampleRate, emit: emit)
+                }
+            }
         }
         swap(&storage, &block)
         blockCount = 0
@@ -290,35 +317,45 @@ public struct PulseAnalyzer: Sendable {
         confirm(confirmed, emit: emit)
     }
 
-    /// One grid sample `k` of the block at `base` (layout: see `block`), filtered already.
-    private mutating func processGrid(_ base: UnsafeMutablePointer<Double>, _ k: Int, emit: (PulseEvent) -> Void) {
+    /// Grid samples `range` of the block at `base` (layout: see `block`, filtered already) through
+    /// channel `ch`'s stages; `gridCount` counts the samples before the range.
+    private mutating func runChannel(_ ch: Int, _ base: UnsafeMutablePointer<Double>, _ range: Range<Int>,
+                                     emit: (PulseEvent) -> Void) {
         let n = channelNames.count
         let cap = Self.blockCapacity
-        let time = base[k]
-        gridCount += 1
-        let decimate = gridCount % decimation == 0
-        for ch in 0..<n {
-            let x = base[(1 + ch) * cap + k]
-            levels[ch] = gridCount == 1 ? x : levels[ch] + levelSmoothing * (x - levels[ch])
-            let y = orientation[ch] * base[(1 + n + ch) * cap + k]
-            let z = base[(1 + 2 * n + ch) * cap + k]
-            if decimate {
+        let raw = base + (1 + ch) * cap
+        let beat = base + (1 + n + ch) * cap
+        let track = base + (1 + 2 * n + ch) * cap
+        var level = levels[ch], last = lastValues[ch], run = flatRuns[ch], blocked = blockedUntil[ch]
+        let orient = orientation[ch]
+        let isSelected = ch == selected
+        let showsLive = isSelected && latestBPM != nil
+        let showsWaveform = isSelected && settings.emitsWaveform
+        let holdoff = settings.clippingHoldoff
+        var g = gridCount
+        for k in range {
+            g += 1
+            let time = base[k]
+            let x = raw[k]
+            level = g == 1 ? x : level + levelSmoothing * (x - level)
+            let y = orient * beat[k]
+            if g % decimation == 0 {
+                let z = track[k]
                 let old = windows[ch].append(z)
                 Self.replace(old, with: z, inSorted: &sortedWindows[ch])
             }
             _ = detectors[ch].process(time: time, value: y)
             // A run of identical samples is a clipped or disconnected sensor, not a pulse: upstrokes
             // next to one are not beats.
-            if x == lastValues[ch] {
-                flatRuns[ch] += 1
-                if flatRuns[ch] >= flatSamples { blockedUntil[ch] = time + settings.clippingHoldoff }
+            if x == last {
+                run += 1
+                if run >= flatSamples { blocked = time + holdoff }
             } else {
-                flatRuns[ch] = 0
+                run = 0
             }
-            lastValues[ch] = x
-            if let c = detectors[ch].candidate, c.time >= blockedUntil[ch] {
+            last = x
+            if let c = detectors[ch].candidate, c.time >= blocked {
                 if hasPeriod {
-                    let isSelected = ch == selected
                     var confirmed: [Beat] = []
                     trackers[ch].add(time: c.time, strength: c.strength, period: detectors[ch].expectedPeriod, now: time) {
                         confirmed.append($0)
@@ -329,15 +366,17 @@ public struct PulseAnalyzer: Sendable {
                     earlyCandidates[ch].append(c)
                 }
             }
-            if ch == selected, latestBPM != nil, let beat = trackers[ch].live(now: time, delay: settings.liveBeatDelay) {
+            if showsLive, let beat = trackers[ch].live(now: time, delay: settings.liveBeatDelay) {
                 emit(.beat(beat))
             }
-            if ch == selected && settings.emitsWaveform {
+            if showsWaveform {
                 emit(.waveform(WaveformSample(time: time, value: y / scale)))
             }
         }
-        guard gridCount >= minimumSamples, gridCount % hopSamples == 0 else { return }
-        analyseWindow(endTime: time + 1 / sampleRate, emit: emit)
+        levels[ch] = level
+        lastValues[ch] = last
+        flatRuns[ch] = run
+        blockedUntil[ch] = blocked
     }
 
     private mutating func analyseWindow(endTime: Double, emit: (PulseEvent) -> Void) {
@@ -378,21 +417,41 @@ public struct PulseAnalyzer: Sendable {
     /// Removes one `old` value (if any) from the ascending array `sorted` and inserts `new` in order.
     /// - Complexity: O(count); allocates nothing within the reserved capacity.
     private static func replace(_ old: Double?, with new: Double, inSorted sorted: inout [Double]) {
-        if let old {
-            var lo = 0, hi = sorted.count
+        guard let old else {
+            // Still filling: insert by shifting the larger values up one place.
+            sorted.append(new)
+            sorted.withUnsafeMutableBufferPointer { s in
+                var i = s.count - 1
+                while i > 0, s[i - 1] > new {
+                    s[i] = s[i - 1]
+                    i -= 1
+                }
+                s[i] = new
+            }
+            return
+        }
+        sorted.withUnsafeMutableBufferPointer { s in
+            // Find `old` (binary search), then shift the values between it and `new`'s place by one.
+            var lo = 0, hi = s.count
             while lo < hi {
                 let mid = (lo + hi) / 2
-                if sorted[mid] < old { lo = mid + 1 } else { hi = mid }
+                if s[mid] < old { lo = mid + 1 } else { hi = mid }
             }
-            precondition(lo < sorted.count && sorted[lo] == old, "sorted window out of step with its ring")
-            sorted.remove(at: lo)
+            precondition(lo < s.count && s[lo] == old, "sorted window out of step with its ring")
+            var i = lo
+            if new > old {
+                while i + 1 < s.count, s[i + 1] < new {
+                    s[i] = s[i + 1]
+                    i += 1
+                }
+            } else {
+                while i > 0, s[i - 1] > new {
+                    s[i] = s[i - 1]
+                    i -= 1
+                }
+            }
+            s[i] = new
         }
-        var lo = 0, hi = sorted.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if sorted[mid] < new { lo = mid + 1 } else { hi = mid }
-        }
-        sorted.insert(new, at: lo)
     }
 
     /// Passes on confirmed beats, except an upstroke already reported: after a change of channel

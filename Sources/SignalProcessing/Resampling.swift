@@ -43,6 +43,8 @@ public struct UniformResampler: Sendable, Hashable {
     public var nextIndex: Int { gridIndex }
     @usableFromInline var gridStart: Double?
     @usableFromInline var gridIndex = 0
+    /// Time of grid point `gridIndex`, computed when the index advances (off the critical path).
+    @usableFromInline var nextGridTime = 0.0
     @usableFromInline var previousTime = 0.0
     @usableFromInline var previousValue = 0.0
 
@@ -98,6 +100,7 @@ public struct UniformResampler: Sendable, Hashable {
             previousTime = t
             previousValue = v
             gridIndex = 1
+            nextGridTime = t + Double(1) / rate
             inputTime = t
             inputValue = v
             firstPending = true
@@ -119,16 +122,21 @@ public struct UniformResampler: Sendable, Hashable {
             return (inputTime, inputValue)
         }
         guard draining, let t0 = gridStart else { return nil }
-        let tk = t0 + Double(gridIndex) / rate
+        let tk = nextGridTime  // t0 + Double(gridIndex) / rate
         if tk > inputTime {
             previousTime = inputTime
             previousValue = inputValue
             draining = false
             return nil
         }
-        let u = (tk - previousTime) / (inputTime - previousTime)
+        // On the grid, u = (tk - previousTime) / (inputTime - previousTime) is exactly 1: the same
+        // value without the division.
+        let value = tk == inputTime
+            ? previousValue + (inputValue - previousValue)
+            : previousValue + (inputValue - previousValue) * ((tk - previousTime) / (inputTime - previousTime))
         gridIndex += 1
-        return (tk, previousValue + (inputValue - previousValue) * u)
+        nextGridTime = t0 + Double(gridIndex) / rate
+        return (tk, value)
     }
 }
 
