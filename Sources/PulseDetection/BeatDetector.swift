@@ -66,6 +66,7 @@ public struct BeatDetector: Sendable {
     }
 
     /// Feeds one waveform sample at time `time` (seconds); returns a beat when one is decided.
+    @inline(__always)
     public mutating func process(time: Double, value: Double) -> Beat? {
         let d0 = value - previous
         previous = value

@@ -286,10 +286,12 @@ public struct PulseAnalyzer: Sendable {
                     beatFilters[ch].setSteadyState(input: raw[0])
                     trackerFilters[ch].setSteadyState(input: raw[0])
                 }
-                beat.update(from: raw, count: m)
-                track.update(from: raw, count: m)
-                beatFilters[ch].process(UnsafeMutableBufferPointer(start: beat, count: m))
-                trackerFilters[ch].process(UnsafeMutableBufferPointer(start: track, count: m))
+                if !Self.filterTogether(&beatFilters[ch], &trackerFilters[ch], raw, beat, track, m) {
+                    beat.update(from: raw, count: m)
+                    track.update(from: raw, count: m)
+                    beatFilters[ch].process(UnsafeMutableBufferPointer(start: beat, count: m))
+                    trackerFilters[ch].process(UnsafeMutableBufferPointer(start: track, count: m))
+                }
             }
             // Samples up to the next hop's analysis run channel by channel: only the selected channel
             // emits events and the selection changes only at an analysis, so the events come out as
@@ -333,13 +335,16 @@ public struct PulseAnalyzer: Sendable {
         let showsWaveform = isSelected && settings.emitsWaveform
         let holdoff = settings.clippingHoldoff
         var g = gridCount
+        var untilDecimate = decimation - g % decimation  // samples until g % decimation == 0
         for k in range {
             g += 1
+            untilDecimate -= 1
             let time = base[k]
             let x = raw[k]
             level = g == 1 ? x : level + levelSmoothing * (x - level)
             let y = orient * beat[k]
-            if g % decimation == 0 {
+            if untilDecimate == 0 {
+                untilDecimate = decimation
                 let z = track[k]
                 let old = windows[ch].append(z)
                 Self.replace(old, with: z, inSorted: &sortedWindows[ch])
@@ -414,6 +419,26 @@ public struct PulseAnalyzer: Sendable {
         }
     }
 
+    /// Runs two cascades of two sections each over the same `m` inputs at once (their recursions
+    /// overlap in the processor), writing `a`'s outputs to `outA` and `b`'s to `outB`: the same
+    /// arithmetic as filtering each block separately. Returns false (nothing done) for other shapes.
+    private static func filterTogether(_ a: inout BiquadCascade, _ b: inout BiquadCascade,
+                                       _ input: UnsafeMutablePointer<Double>, _ outA: UnsafeMutablePointer<Double>,
+                                       _ outB: UnsafeMutablePointer<Double>, _ m: Int) -> Bool {
+        guard a.sections.count == 2, b.sections.count == 2 else { return false }
+        var a0 = a.sections[0], a1 = a.sections[1], b0 = b.sections[0], b1 = b.sections[1]
+        for k in 0..<m {
+            let x = input[k]
+            outA[k] = a1.process(a0.process(x))
+            outB[k] = b1.process(b0.process(x))
+        }
+        a.sections[0] = a0
+        a.sections[1] = a1
+        b.sections[0] = b0
+        b.sections[1] = b1
+        return true
+    }
+
     /// Removes one `old` value (if any) from the ascending array `sorted` and inserts `new` in order.
     /// - Complexity: O(count); allocates nothing within the reserved capacity.
     private static func replace(_ old: Double?, with new: Double, inSorted sorted: inout [Double]) {
@@ -431,12 +456,15 @@ public struct PulseAnalyzer: Sendable {
             return
         }
         sorted.withUnsafeMutableBufferPointer { s in
-            // Find `old` (binary search), then shift the values between it and `new`'s place by one.
-            var lo = 0, hi = s.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if s[mid] < old { lo = mid + 1 } else { hi = mid }
+            // Find `old` (branch-free binary search), then shift the values between it and `new`'s
+            // place by one.
+            var lo = 0, count = s.count
+            while count > 1 {
+                let half = count / 2
+                lo = s[lo + half - 1] < old ? lo + half : lo
+                count -= half
             }
+            if count == 1, s[lo] < old { lo += 1 }
             precondition(lo < s.count && s[lo] == old, "sorted window out of step with its ring")
             var i = lo
             if new > old {

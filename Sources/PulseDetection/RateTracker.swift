@@ -180,15 +180,21 @@ public struct RateTracker: Sendable {
                             if first {
                                 for i in 0..<states { next[i] = weight * (log(b[low + i] + 1e-6) + pr[i]) }
                             } else {
-                                for i in 0..<states {
-                                    var m = -Double.infinity
-                                    let lo = max(0, i - reach), hi = min(states - 1, i + reach)
-                                    for j in lo...hi {
-                                        let v = fw[j] + tr[abs(i - j)]
-                                        if v > m { m = v }
+                                // next[i] = max over |i - j| <= reach of fw[j] + tr[|i - j|], taken one
+                                // offset d = j - i at a time (a pass over all states per offset, no
+                                // loop-carried dependency): the same maximum as over j for each i.
+                                for i in 0..<states { next[i] = -Double.infinity }
+                                for d in -reach...reach {
+                                    let c = tr[abs(d)]
+                                    let from = max(0, -d), to = min(states, states - d)
+                                    guard from < to else { continue }
+                                    for i in from..<to {
+                                        let v = fw[i + d] + c
+                                        let m = next[i]
+                                        next[i] = v > m ? v : m
                                     }
-                                    next[i] = m + weight * (log(b[low + i] + 1e-6) + pr[i])
                                 }
+                                for i in 0..<states { next[i] = next[i] + weight * (log(b[low + i] + 1e-6) + pr[i]) }
                             }
                             for i in 0..<states where next[i] > topValue {
                                 topValue = next[i]
@@ -222,22 +228,26 @@ public struct RateTracker: Sendable {
             return s.withUnsafeBufferPointer { s in
                 let p = n / 2
                 let median = n % 2 == 1 ? s[p] : (s[p - 1] + s[p]) / 2
-                // Deviations below the median grow leftwards from p - 1, those above rightwards
-                // from p: merge the two ascending runs up to the (n/2)-th smallest deviation.
-                var i = p - 1, j = p
-                var previous = 0.0, current = 0.0
-                for _ in 0...p {
-                    previous = current
-                    let left = i >= 0 ? abs(s[i] - median) : Double.infinity
-                    let right = j < n ? abs(s[j] - median) : Double.infinity
-                    if left <= right {
-                        current = left
-                        i -= 1
-                    } else {
-                        current = right
-                        j += 1
-                    }
+                // Deviations below the median grow leftwards from p - 1 (run L, p values), those
+                // above rightwards from p (run R, n - p values). The (n/2)-th smallest deviation
+                // (0-based) is the largest of the first K = p + 1 values of the merged runs: binary
+                // search for how many of them come from L (the k-th element of two sorted arrays).
+                @inline(__always) func left(_ a: Int) -> Double {
+                    a < 0 ? -.infinity : (a >= p ? .infinity : abs(s[p - 1 - a] - median))
                 }
+                @inline(__always) func right(_ b: Int) -> Double {
+                    b < 0 ? -.infinity : (b >= n - p ? .infinity : abs(s[p + b] - median))
+                }
+                let k = p + 1
+                var lo = max(0, k - (n - p)), hi = min(k, p)
+                while lo < hi {
+                    let a = (lo + hi) / 2
+                    if left(a) < right(k - a - 1) { lo = a + 1 } else { hi = a }
+                }
+                let a = lo, b = k - lo
+                let lastLeft = left(a - 1), lastRight = right(b - 1)
+                let current = max(lastLeft, lastRight)
+                let previous = lastLeft >= lastRight ? max(left(a - 2), lastRight) : max(lastLeft, right(b - 2))
                 return (median, n % 2 == 1 ? current : (previous + current) / 2)
             }
         }
@@ -316,16 +326,23 @@ public struct RateTracker: Sendable {
         let l0 = Int(lag.rounded(.down))
         guard l0 >= 1, l0 + 1 < x.count else { return 0 }
         return x.withUnsafeBufferPointer { x in
-            var energy = 0.0
-            for v in x { energy += v * v }
-            guard energy > 0 else { return 0 }
-            func at(_ l: Int) -> Double {
-                var s = 0.0
-                for i in 0..<(x.count - l) { s += x[i] * x[i + l] }
-                return s / energy * Double(x.count) / Double(x.count - l)
+            let n = x.count
+            // Energy and the two lags' sums, each accumulated in index order as separate sums, in
+            // one pass (their additions overlap in the processor).
+            var energy = 0.0, s0 = 0.0, s1 = 0.0
+            let both = n - l0 - 1
+            for i in 0..<both {
+                energy += x[i] * x[i]
+                s0 += x[i] * x[i + l0]
+                s1 += x[i] * x[i + l0 + 1]
             }
+            s0 += x[both] * x[both + l0]
+            for i in both..<n { energy += x[i] * x[i] }
+            guard energy > 0 else { return 0 }
+            let a0 = s0 / energy * Double(n) / Double(n - l0)
+            let a1 = s1 / energy * Double(n) / Double(n - l0 - 1)
             let f = lag - Double(l0)
-            return (1 - f) * at(l0) + f * at(l0 + 1)
+            return (1 - f) * a0 + f * a1
         }
     }
 
