@@ -8,6 +8,9 @@ public struct BenchmarkResult: Sendable, Codable, Equatable {
     public var nsPerOp: Double
     /// Samples per second, for benchmarks over signals (nil otherwise).
     public var samplesPerSecond: Double?
+    /// Growth of the process's resident memory over the run, KiB, for benchmarks that check that
+    /// memory stays flat (nil otherwise).
+    public var residentGrowthKiB: Double?
 
     public init(name: String, nsPerOp: Double) {
         self.name = name
@@ -18,6 +21,7 @@ public struct BenchmarkResult: Sendable, Codable, Equatable {
         case name
         case nsPerOp = "ns_per_op"
         case samplesPerSecond = "samples_per_s"
+        case residentGrowthKiB = "resident_growth_kib"
     }
 }
 

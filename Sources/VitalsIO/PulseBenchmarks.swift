@@ -9,19 +9,44 @@ public enum PulseBenchmarks {
         let n = Int(seconds * rate)
         var out: [PulseInput] = []
         out.reserveCapacity(n)
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        var phase = 0.0
-        for i in 0..<n {
+        var generator = SyntheticPPG(rate: rate)
+        for _ in 0..<n { out.append(generator.next()) }
+        return out
+    }
+
+    /// The synthetic PPG of ``syntheticPPG(seconds:rate:)`` one sample at a time, for runs too long
+    /// to hold in memory.
+    public struct SyntheticPPG: Sendable {
+        public let rate: Double
+        private var i = 0
+        private var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        private var phase = 0.0
+
+        public init(rate: Double) { self.rate = rate }
+
+        public mutating func next() -> PulseInput {
             let t = Double(i) / rate
+            i += 1
             let bpm = 72 + 6 * sin(2 * .pi * t / 60)
             phase += bpm / 60 / rate
             let p = phase - phase.rounded(.down)
             let pulse = exp(-pow((p - 0.2) / 0.07, 2)) + 0.35 * exp(-pow((p - 0.5) / 0.08, 2))
             state = state &* 6364136223846793005 &+ 1442695040888963407
             let noise = (Double(state >> 11) / Double(1 << 53) - 0.5) * 0.05
-            out.append(.ppg(time: t, value: pulse + 0.3 * sin(2 * .pi * 0.25 * t) + noise))
+            return .ppg(time: t, value: pulse + 0.3 * sin(2 * .pi * 0.25 * t) + noise)
         }
-        return out
+    }
+
+    /// Resident memory of this process, KiB (Linux: /proc/self/statm); nil where unavailable.
+    static func residentKiB() -> Double? {
+        #if os(Linux)
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Double(fields[1]) else { return nil }
+        return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1024
+        #else
+        return nil
+        #endif
     }
 
     /// Runs the benchmarks whose names contain `filter` (all when nil); each reports its fastest round,
@@ -42,6 +67,39 @@ public enum PulseBenchmarks {
             }
             var r = BenchmarkResult(name: "ppg-batch-1h-100hz", nsPerOp: best / Double(inputs.count))
             r.samplesPerSecond = Double(inputs.count) / (best / 1e9)
+            results.append(r)
+        }
+        if wanted("ppg-stream-24h-100hz") {
+            // A day of PPG at 100 Hz streamed through the live pipeline, one second at a time, the
+            // events counted and dropped (a monitor's use): the pipeline must hold no per-sample
+            // history, so resident memory after 24 h is what it was after the first hour.
+            let rate = 100.0
+            var generator = SyntheticPPG(rate: rate)
+            var analyzer = PulseAnalyzer(sampleRate: rate)
+            var chunk: [PulseInput] = []
+            chunk.reserveCapacity(Int(rate))
+            var rates = 0, beats = 0
+            var afterFirstHour: Double?
+            var cpu = 0.0
+            for second in 0..<(24 * 3600) {
+                chunk.removeAll(keepingCapacity: true)
+                for _ in 0..<Int(rate) { chunk.append(generator.next()) }
+                let start = StepBenchmarks.threadCPUNanoseconds()
+                analyzer.process(contentsOf: chunk) { event in
+                    switch event {
+                    case .rate: rates += 1
+                    case .confirmedBeat: beats += 1
+                    default: break
+                    }
+                }
+                cpu += StepBenchmarks.threadCPUNanoseconds() - start
+                if second == 3599 { afterFirstHour = residentKiB() }
+            }
+            precondition(rates > 80_000 && beats > 100_000, "benchmark signal must give rates and beats")
+            let samples = 24 * 3600 * rate
+            var r = BenchmarkResult(name: "ppg-stream-24h-100hz", nsPerOp: cpu / samples)
+            r.samplesPerSecond = samples / (cpu / 1e9)
+            if let a = afterFirstHour, let b = residentKiB() { r.residentGrowthKiB = b - a }
             results.append(r)
         }
         if wanted("pulse-stream-per-frame-30fps") {
