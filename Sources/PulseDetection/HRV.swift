@@ -372,8 +372,9 @@ public enum HRV {
     static func localReferences(_ intervals: [Double], inRange: [Bool]) -> [(median: Double, spread: Double)?] {
         let candidates = intervals.indices.filter { inRange[$0] }
         var result = [(median: Double, spread: Double)?](repeating: nil, count: intervals.count)
-        var window: [Double] = []
+        var window: [Double] = [], deviations: [Double] = []
         window.reserveCapacity(neighbourCount)
+        deviations.reserveCapacity(neighbourCount)
         let half = neighbourCount / 2
         let last = candidates.count - 1
         for (position, i) in candidates.enumerated() {
@@ -383,7 +384,14 @@ public enum HRV {
             window.removeAll(keepingCapacity: true)
             for k in lo...hi where k != position { window.append(intervals[candidates[k]]) }
             if window.count >= minimumNeighbours {
-                result[i] = (Statistics.median(window), Statistics.medianAbsoluteDeviation(window))
+                // Statistics.median and .medianAbsoluteDeviation, on scratch storage sorted in place
+                // (same values, no allocation per interval).
+                window.sort()
+                let median = Statistics.percentile(sorted: window, 50)
+                deviations.removeAll(keepingCapacity: true)
+                for v in window { deviations.append(abs(v - median)) }
+                deviations.sort()
+                result[i] = (median, Statistics.percentile(sorted: deviations, 50))
             }
         }
         return result

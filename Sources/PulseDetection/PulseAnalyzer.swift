@@ -103,7 +103,7 @@ public struct PulseAnalyzer: Sendable {
     private var latestBPM: Double?
     /// Grid samples resampled but not yet run through the stages (see `flush`): `blockCapacity`
     /// times, then per channel the raw values, the beat-band and the tracker-band outputs.
-    private var block: [Double] = []
+    private var block = [Double](repeating: 0, count: (1 + 3 * 4) * PulseAnalyzer.blockCapacity)
     private var blockCount = 0
     /// Grid samples per block: the filters run over a block at a time (the same arithmetic as one
     /// sample at a time, without the per-sample call overhead), then the stages run sample by sample.
@@ -150,7 +150,6 @@ public struct PulseAnalyzer: Sendable {
             sortedWindows[i].reserveCapacity(capacity + 1)
         }
         orientation = color ? [-1, -1, -1, 1] : [1]
-        block = [Double](repeating: 0, count: (1 + 3 * n) * Self.blockCapacity)
         levels = Array(repeating: 0, count: n)
         lastValues = Array(repeating: .nan, count: n)
         flatRuns = Array(repeating: 0, count: n)
@@ -184,27 +183,41 @@ public struct PulseAnalyzer: Sendable {
 
     /// Feeds one input; calls `emit` for each event it causes, in time order.
     public mutating func process(_ input: PulseInput, emit: (PulseEvent) -> Void) {
-        accept(input, emit: emit)
-        flush(emit: emit)
+        withBlock { analyzer, block in
+            analyzer.accept(input, block, emit: emit)
+            analyzer.flush(block, emit: emit)
+        }
     }
 
     /// Feeds `inputs` in order; calls `emit` for each event they cause, in time order. The same
     /// events as feeding them one at a time with ``process(_:emit:)``, with less overhead per input.
     public mutating func process<S: Sequence>(contentsOf inputs: S, emit: (PulseEvent) -> Void)
     where S.Element == PulseInput {
-        // Contiguous inputs (an array) are read directly: no generic iteration per input.
-        let done: Void? = inputs.withContiguousStorageIfAvailable { buffer in
-            for input in buffer { accept(input, emit: emit) }
+        withBlock { analyzer, block in
+            // Contiguous inputs (an array) are read directly: no generic iteration per input.
+            let done: Void? = inputs.withContiguousStorageIfAvailable { buffer in
+                for input in buffer { analyzer.accept(input, block, emit: emit) }
+            }
+            if done == nil {
+                for input in inputs { analyzer.accept(input, block, emit: emit) }
+            }
+            analyzer.flush(block, emit: emit)
         }
-        if done == nil {
-            for input in inputs { accept(input, emit: emit) }
-        }
-        flush(emit: emit)
+    }
+
+    /// Runs `body` with the block's storage taken out of `self` (so the stages can update `self`
+    /// while it is read and written through the pointer), then puts it back.
+    private mutating func withBlock(_ body: (inout PulseAnalyzer, UnsafeMutablePointer<Double>) -> Void) {
+        var storage: [Double] = []
+        swap(&storage, &block)
+        storage.withUnsafeMutableBufferPointer { body(&self, $0.baseAddress!) }
+        swap(&storage, &block)
     }
 
     /// Validates one input and puts the grid samples it determines into the block; events caused
     /// before the block is run (gaps, contact) first flush the block, so events stay in time order.
-    private mutating func accept(_ input: PulseInput, emit: (PulseEvent) -> Void) {
+    private mutating func accept(_ input: PulseInput, _ block: UnsafeMutablePointer<Double>,
+                                 emit: (PulseEvent) -> Void) {
         let color: Bool
         let t = input.time
         var v0 = 0.0, v1 = 0.0, v2 = 0.0, v3 = 0.0
@@ -231,7 +244,7 @@ public struct PulseAnalyzer: Sendable {
                 return
             }
             if t - last > settings.maximumGap {
-                flush(emit: emit)
+                flush(block, emit: emit)
                 emit(.gap(from: last, to: t))
                 restart()
             }
@@ -239,7 +252,7 @@ public struct PulseAnalyzer: Sendable {
         lastTime = t
         if case .color(let c) = input {
             if let event = contact.process(c) {
-                flush(emit: emit)
+                flush(block, emit: emit)
                 emit(event)
                 if case .contactLost = event { restart() }
             }
@@ -247,17 +260,28 @@ public struct PulseAnalyzer: Sendable {
         }
         let n = channelNames.count
         let cap = Self.blockCapacity
-        resamplers[0].push(time: t, value: v0)
-        if n == 4 {
-            resamplers[1].push(time: t, value: v1)
-            resamplers[2].push(time: t, value: v2)
-            resamplers[3].push(time: t, value: v3)
+        if n == 1 {
+            // One channel: its resampler (plain values) is worked on as a local copy.
+            var resampler = resamplers[0]
+            resampler.push(time: t, value: v0)
+            while let (gt, g0) = resampler.next() {
+                if blockCount == cap { flush(block, emit: emit) }
+                block[blockCount] = gt
+                block[cap + blockCount] = g0
+                blockCount += 1
+            }
+            resamplers[0] = resampler
+            return
         }
+        resamplers[0].push(time: t, value: v0)
+        resamplers[1].push(time: t, value: v1)
+        resamplers[2].push(time: t, value: v2)
+        resamplers[3].push(time: t, value: v3)
         while let (gt, g0) = resamplers[0].next() {
-            if blockCount == cap { flush(emit: emit) }
+            if blockCount == cap { flush(block, emit: emit) }
             block[blockCount] = gt
             block[cap + blockCount] = g0
-            for ch in 1..<max(1, n) {
+            for ch in 1..<n {
                 // Every channel has the same times, so the same grid points.
                 block[(1 + ch) * cap + blockCount] = resamplers[ch].next()!.value
             }
@@ -267,47 +291,41 @@ public struct PulseAnalyzer: Sendable {
 
     /// Runs the block of grid samples through the stages: the band-pass filters over the whole
     /// block, then detection, beat tracking and (at each hop) rate tracking sample by sample.
-    private mutating func flush(emit: (PulseEvent) -> Void) {
+    private mutating func flush(_ base: UnsafeMutablePointer<Double>, emit: (PulseEvent) -> Void) {
         guard blockCount > 0 else { return }
         let n = channelNames.count
         let cap = Self.blockCapacity
         let m = blockCount
-        var storage: [Double] = []
-        swap(&storage, &block)  // the block is read while the stages update self
-        storage.withUnsafeMutableBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            for ch in 0..<n {
-                let raw = base + (1 + ch) * cap
-                let beat = base + (1 + n + ch) * cap
-                let track = base + (1 + 2 * n + ch) * cap
-                if gridCount == 0 {
-                    // Start every filter as if the first value had always been there: no step transient
-                    // from the signal's level (a red channel near 250) masquerading as a slow pulse.
-                    beatFilters[ch].setSteadyState(input: raw[0])
-                    trackerFilters[ch].setSteadyState(input: raw[0])
-                }
-                if !Self.filterTogether(&beatFilters[ch], &trackerFilters[ch], raw, beat, track, m) {
-                    beat.update(from: raw, count: m)
-                    track.update(from: raw, count: m)
-                    beatFilters[ch].process(UnsafeMutableBufferPointer(start: beat, count: m))
-                    trackerFilters[ch].process(UnsafeMutableBufferPointer(start: track, count: m))
-                }
+        for ch in 0..<n {
+            let raw = base + (1 + ch) * cap
+            let beat = base + (1 + n + ch) * cap
+            let track = base + (1 + 2 * n + ch) * cap
+            if gridCount == 0 {
+                // Start every filter as if the first value had always been there: no step transient
+                // from the signal's level (a red channel near 250) masquerading as a slow pulse.
+                beatFilters[ch].setSteadyState(input: raw[0])
+                trackerFilters[ch].setSteadyState(input: raw[0])
             }
-            // Samples up to the next hop's analysis run channel by channel: only the selected channel
-            // emits events and the selection changes only at an analysis, so the events come out as
-            // they would sample by sample.
-            var k = 0
-            while k < m {
-                let end = min(m, k + hopSamples - gridCount % hopSamples)
-                for ch in 0..<n { runChannel(ch, base, k..<end, emit: emit) }
-                gridCount += end - k
-                k = end
-                if gridCount >= minimumSamples, gridCount % hopSamples == 0 {
-                    analyseWindow(endTime: base[end - 1] + 1 / sampleRate, emit: emit)
-                }
+            if !Self.filterTogether(&beatFilters[ch], &trackerFilters[ch], raw, beat, track, m) {
+                beat.update(from: raw, count: m)
+                track.update(from: raw, count: m)
+                beatFilters[ch].process(UnsafeMutableBufferPointer(start: beat, count: m))
+                trackerFilters[ch].process(UnsafeMutableBufferPointer(start: track, count: m))
             }
         }
-        swap(&storage, &block)
+        // Samples up to the next hop's analysis run channel by channel: only the selected channel
+        // emits events and the selection changes only at an analysis, so the events come out as
+        // they would sample by sample.
+        var k = 0
+        while k < m {
+            let end = min(m, k + hopSamples - gridCount % hopSamples)
+            for ch in 0..<n { runChannel(ch, base, k..<end, emit: emit) }
+            gridCount += end - k
+            k = end
+            if gridCount >= minimumSamples, gridCount % hopSamples == 0 {
+                analyseWindow(endTime: base[end - 1] + 1 / sampleRate, emit: emit)
+            }
+        }
         blockCount = 0
     }
 
