@@ -60,6 +60,9 @@ public struct BeatTracker: Sendable {
         liveCandidate = nil
     }
 
+    /// Whether a candidate waits to be shown live (``live(now:delay:lateness:)`` can only then return one).
+    public var hasLiveCandidate: Bool { liveCandidate != nil }
+
     /// The beat to show live, if one is due: the candidate that ends the best sequence so far, once
     /// it is `delay` seconds old and did not end it before. A dicrotic wave or a wiggle seldom ends
     /// the best sequence (it pays an interval penalty a true upstroke does not), so live beats are
@@ -133,7 +136,10 @@ public struct BeatTracker: Sendable {
     }
 
     private mutating func confirm(before limit: Double, emit: (Beat) -> Void) {
-        guard let last = candidates.last, candidates.first!.time < limit else { return }
+        // Candidates after the last confirmed beat (candidates[0] once one is confirmed) are the
+        // ones that can be confirmed; none is older than `limit`: nothing to do.
+        let firstOpen = anchor == nil ? 0 : 1
+        guard let last = candidates.last, candidates.count > firstOpen, candidates[firstOpen].time < limit else { return }
         // The best sequence ends at the best-scoring recent candidate.
         var end = candidates.count - 1
         for i in stride(from: candidates.count - 1, through: 0, by: -1) {

@@ -389,7 +389,7 @@ public struct PulseAnalyzer: Sendable {
                     earlyCandidates[ch].append(c)
                 }
             }
-            if showsLive, let beat = trackers[ch].live(now: time, delay: settings.liveBeatDelay) {
+            if showsLive, trackers[ch].hasLiveCandidate, let beat = trackers[ch].live(now: time, delay: settings.liveBeatDelay) {
                 emit(.beat(beat))
             }
             if showsWaveform {
@@ -406,7 +406,7 @@ public struct PulseAnalyzer: Sendable {
         let n = channelNames.count
         for ch in 0..<n {
             windowScratch[ch].removeAll(keepingCapacity: true)
-            for i in 0..<windows[ch].count { windowScratch[ch].append(windows[ch][i]) }
+            windows[ch].appendElements(to: &windowScratch[ch])
         }
         guard let u = tracker.update(windows: windowScratch, sorted: sortedWindows) else { return }
         if isColor == true { orientHue(best: u.channel) }

@@ -188,10 +188,11 @@ public struct RateTracker: Sendable {
                                     let c = tr[abs(d)]
                                     let from = max(0, -d), to = min(states, states - d)
                                     guard from < to else { continue }
-                                    for i in from..<to {
-                                        let v = fw[i + d] + c
-                                        let m = next[i]
-                                        next[i] = v > m ? v : m
+                                    let source = fw.baseAddress! + (from + d), target = next.baseAddress! + from
+                                    for t in 0..<(to - from) {
+                                        let v = source[t] + c
+                                        let m = target[t]
+                                        target[t] = v > m ? v : m
                                     }
                                 }
                                 for i in 0..<states { next[i] = next[i] + weight * (log(b[low + i] + 1e-6) + pr[i]) }
@@ -303,12 +304,11 @@ public struct RateTracker: Sendable {
         let total = re.withUnsafeBufferPointer { re in
             im.withUnsafeBufferPointer { im in
                 spectrum.withUnsafeMutableBufferPointer { spectrum in
+                    // The band's power summed in bin order, as one loop with a test per bin would.
                     var total = 0.0
-                    for k in 0...(m / 2) {
-                        let p = re[k] * re[k] + im[k] * im[k]
-                        spectrum[k] = p
-                        if k >= lo && k <= hi { total += p }
-                    }
+                    let half = m / 2
+                    for k in 0...half { spectrum[k] = re[k] * re[k] + im[k] * im[k] }
+                    if lo <= hi { for k in lo...hi { total += spectrum[k] } }
                     if total > 0 {
                         let inv = 1 / total
                         for k in 0...(m / 2) { spectrum[k] *= inv }

@@ -58,6 +58,18 @@ public struct RingBuffer<Element>: RandomAccessCollection, MutableCollection {
         return old
     }
 
+    /// Appends the elements, oldest first, to `array` (at most two contiguous copies).
+    /// - Complexity: O(count).
+    @inlinable
+    public func appendElements(to array: inout [Element]) {
+        if head == 0 {
+            array.append(contentsOf: storage)
+        } else {
+            array.append(contentsOf: storage[head...])
+            array.append(contentsOf: storage[..<head])
+        }
+    }
+
     /// Removes every element, keeping the storage.
     public mutating func removeAll() {
         storage.removeAll(keepingCapacity: true)

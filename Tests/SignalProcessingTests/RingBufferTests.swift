@@ -46,3 +46,15 @@ import Testing
         #expect(ring == { var r = RingBuffer<Double>(capacity: 3); r.append(9); return r }())
     }
 }
+
+@Suite struct RingBufferCopyTests {
+    @Test(arguments: [0, 1, 3, 5, 8, 13])
+    func appendingTheElementsToAnArrayGivesThemOldestFirst(appended: Int) {
+        var ring = RingBuffer<Int>(capacity: 5)
+        for v in 0..<appended { ring.append(v) }
+        var out = [-1]
+        ring.appendElements(to: &out)
+        #expect(out == [-1] + Array(ring))
+        #expect(out == [-1] + Array(max(0, appended - 5)..<appended))
+    }
+}
