@@ -26,6 +26,12 @@ public struct BeatTracker: Sendable {
         /// A candidate's reward is its strength capped here: an artefact's huge slope must not buy
         /// its way into the sequence past several true beats.
         public var maximumReward: Double = 2
+        /// A live beat's step from its predecessor may differ from the expected period by this fraction
+        /// (Malik's 20 %: sinus rhythm seldom changes more from one beat to the next).
+        public var liveTolerance: Double = 0.2
+        /// A live beat's upstroke must be at least this steep relative to the typical one (the beat
+        /// detector's own minimum): the gentle rise before a slow pulse's foot is not a beat.
+        public var liveMinimumStrength: Double = 0.3
         public init() {}
     }
 
@@ -86,7 +92,16 @@ public struct BeatTracker: Sendable {
             if candidates[i].score > candidates[end].score { end = i }
         }
         let c = candidates[end]
-        if c.time > (lastLiveTime ?? -.infinity) { liveCandidate = c }
+        guard c.time > (lastLiveTime ?? -.infinity), c.strength >= settings.liveMinimumStrength else { return }
+        // Ending the best sequence *so far* is not enough: before the next true upstroke arrives, a
+        // late wiggle (the recovery after a slow pulse's undershoot) can end it at the cost of an odd
+        // interval, and would be shown as a beat. A live beat must follow its predecessor on the
+        // sequence by about one expected period (or two, across a missed beat).
+        if !c.bridged, c.back >= base {
+            let r = (c.time - candidates[c.back - base].time) / c.period
+            guard abs(r - 1) <= settings.liveTolerance || abs(r - 2) <= 2 * settings.liveTolerance else { return }
+        }
+        liveCandidate = c
     }
 
     /// Adds a candidate upstroke (time in seconds, strength relative to the typical upstroke) with the

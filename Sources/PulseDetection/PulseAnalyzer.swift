@@ -41,9 +41,13 @@ public struct PulseAnalyzer: Sendable {
         /// is taken within `clippingHoldoff` seconds after such a run (the filters ring after it).
         public var clippingRun: Double = 0.06
         public var clippingHoldoff: Double = 0.5
-        /// A live `.beat` is reported once its upstroke has ended the best beat sequence for this long,
-        /// seconds (with the filter's lag, the event follows the pulse peak by well under 250 ms).
+        /// A live `.beat` is reported once its upstroke has ended the best beat sequence for
+        /// `liveBeatDelayFraction` of the expected period, within `liveBeatDelay...maximumLiveBeatDelay`
+        /// seconds: long enough at slow rates for the true upstroke to overtake the gentle rise before
+        /// it, short enough that with the filter's lag the event follows the pulse peak by under 250 ms.
         public var liveBeatDelay: Double = 0.12
+        public var liveBeatDelayFraction: Double = 0.14
+        public var maximumLiveBeatDelay: Double = 0.18
         /// Whether `.waveform` events are emitted (a batch analysis that draws nothing turns them off).
         public var emitsWaveform = true
         /// Longest silence bridged by interpolation, seconds.
@@ -273,7 +277,9 @@ public struct PulseAnalyzer: Sendable {
                     earlyCandidates[ch].append(c)
                 }
             }
-            if ch == selected, latestBPM != nil, let beat = trackers[ch].live(now: time, delay: settings.liveBeatDelay) {
+            if ch == selected, latestBPM != nil,
+               let beat = trackers[ch].live(now: time, delay: min(settings.maximumLiveBeatDelay,
+                   max(settings.liveBeatDelay, settings.liveBeatDelayFraction * detectors[ch].expectedPeriod))) {
                 emit(.beat(beat))
             }
             if ch == selected && settings.emitsWaveform {
