@@ -42,6 +42,15 @@ public struct RateTracker: Sendable {
         /// Largest spacing of the spectral grid, bpm (zero padding); parabolic interpolation refines
         /// the peak between bins.
         public var binBPM: Double = 2.5
+        /// Log-probability cost of leaving the random walk for any rate at all (the forward values are
+        /// normalised so that the best state is 0 after every update, so this is the score a state
+        /// reached by such a jump starts from). Without it, a tracker that locked onto a wrong rate
+        /// (motion at the start of a recording) could follow the true pulse only at the random walk's
+        /// pace, tens of seconds for a jump of tens of bpm. -5 (a jump every e^5 = 150 hops a priori)
+        /// lets a peak 3x stronger than the track's take over in about 20 s. Of -8, -5, -3 and -2 tried on
+        /// MTHS, -8 and -5 changed nothing on the odd-numbered subjects and helped the even ones; -3 and
+        /// -2 began to hurt (MAE, a103l sensitivity).
+        public var reacquirePenalty: Double = -5
         public init() {}
     }
 
@@ -176,7 +185,7 @@ public struct RateTracker: Sendable {
                         let v = forward[j] + transition[abs(i - j)]
                         if v > m { m = v }
                     }
-                    scratchForward[i] = m + weight * e[i]
+                    scratchForward[i] = max(m, settings.reacquirePenalty) + weight * e[i]
                 }
                 swap(&forward, &scratchForward)
             }
