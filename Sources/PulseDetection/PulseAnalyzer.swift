@@ -76,6 +76,7 @@ public struct PulseAnalyzer: Sendable {
     private var trackerFilters: [BiquadCascade] = []
     private var detectors: [BeatDetector] = []
     private var trackers: [BeatTracker] = []
+    private var shapes: [BeatShape] = []
     /// Upstrokes seen before the first rate estimate, per channel (bounded).
     private var earlyCandidates: [RingBuffer<(time: Double, strength: Double)>] = []
     private var hasPeriod = false
@@ -131,6 +132,7 @@ public struct PulseAnalyzer: Sendable {
         trackerFilters = Array(repeating: track, count: n)
         detectors = Array(repeating: BeatDetector(rate: sampleRate, settings: settings.beats), count: n)
         trackers = Array(repeating: BeatTracker(settings: settings.beatTracker), count: n)
+        shapes = Array(repeating: BeatShape(rate: sampleRate), count: n)
         // Up to 4 upstrokes a second over the first window (fast heart rate, dicrotic waves, noise).
         earlyCandidates = Array(repeating: RingBuffer(capacity: Int(4 * settings.windowSeconds) + 8), count: n)
         let capacity = max(8, Int((settings.windowSeconds * tracker.rate).rounded()))
@@ -151,6 +153,7 @@ public struct PulseAnalyzer: Sendable {
             trackerFilters[i].reset()
             detectors[i].reset()
             trackers[i].reset()
+            shapes[i].reset()
             windows[i].removeAll()
         }
         tracker.reset()
@@ -246,6 +249,7 @@ public struct PulseAnalyzer: Sendable {
             let y = orientation[ch] * beatFilters[ch].process(x)
             let z = trackerFilters[ch].process(x)
             if decimate { windows[ch].append(z) }
+            shapes[ch].append(time: time, value: y)
             _ = detectors[ch].process(time: time, value: y)
             // A run of identical samples is a clipped or disconnected sensor, not a pulse: upstrokes
             // next to one are not beats.
@@ -328,6 +332,16 @@ public struct PulseAnalyzer: Sendable {
                 }
             }
             lastConfirmed = beat.time
+            // Every channel's template learns from every confirmed beat, so a change of channel finds
+            // its template ready.
+            for ch in shapes.indices {
+                let grade = shapes[ch].grade(beatAt: beat.time, period: period)
+                if ch == selected, let grade {
+                    beat.shapeQuality = grade.correlation
+                    beat.shapeAmplitude = grade.amplitude
+                    beat.hasDoubtfulShape = grade.isDoubtful
+                }
+            }
             emit(.confirmedBeat(beat))
         }
     }

@@ -240,21 +240,35 @@ public struct RateTracker: Sendable {
         return true
     }
 
-    /// Normalised autocorrelation of `x` at a lag of `lagSeconds`, interpolated between whole lags.
+    /// Normalised autocorrelation of `x` at a lag of `lagSeconds`: x against itself delayed by the
+    /// lag, the delayed copy interpolated between samples by a Catmull-Rom cubic (interpolating the
+    /// correlation itself between whole lags, i.e. the signal linearly, loses a third of a 3-Hz
+    /// pulse's correlation at a 10-Hz analysis rate).
     private func autocorrelation(_ x: [Double], lagSeconds: Double) -> Double {
         let lag = lagSeconds * rate
         let l0 = Int(lag.rounded(.down))
-        guard l0 >= 1, l0 + 1 < x.count else { return 0 }
+        let n = x.count
+        guard l0 >= 1, l0 + 2 < n else { return 0 }
         var energy = 0.0
         for v in x { energy += v * v }
         guard energy > 0 else { return 0 }
-        func at(_ l: Int) -> Double {
-            var s = 0.0
-            for i in 0..<(x.count - l) { s += x[i] * x[i + l] }
-            return s / energy * Double(x.count) / Double(x.count - l)
-        }
         let f = lag - Double(l0)
-        return (1 - f) * at(l0) + f * at(l0 + 1)
+        // Catmull-Rom weights of x[j-1], x[j], x[j+1], x[j+2] at j + f.
+        let f2 = f * f, f3 = f2 * f
+        let w0 = 0.5 * (-f3 + 2 * f2 - f)
+        let w1 = 0.5 * (3 * f3 - 5 * f2 + 2)
+        let w2 = 0.5 * (-3 * f3 + 4 * f2 + f)
+        let w3 = 0.5 * (f3 - f2)
+        var s = 0.0
+        var count = 0
+        for i in 0..<(n - l0 - 2) {
+            let j = i + l0
+            guard j >= 1 else { continue }
+            s += x[i] * (w0 * x[j - 1] + w1 * x[j] + w2 * x[j + 1] + w3 * x[j + 2])
+            count += 1
+        }
+        guard count > 0 else { return 0 }
+        return s / energy * Double(n) / Double(count)
     }
 
     private func peakBin(_ s: [Double]) -> Int {
