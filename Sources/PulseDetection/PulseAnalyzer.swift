@@ -48,6 +48,9 @@ public struct PulseAnalyzer: Sendable {
         public var liveBeatDelay: Double = 0.12
         public var liveBeatDelayFraction: Double = 0.14
         public var maximumLiveBeatDelay: Double = 0.18
+        /// The channel beats are taken from changes to the rate's channel only when that channel's
+        /// score (``RateTracker/channelScores``) is this many times the current one's.
+        public var beatChannelStickiness: Double = 1.25
         /// Whether `.waveform` events are emitted (a batch analysis that draws nothing turns them off).
         public var emitsWaveform = true
         /// Longest silence bridged by interpolation, seconds.
@@ -298,7 +301,11 @@ public struct PulseAnalyzer: Sendable {
         }
         guard let u = tracker.update(windows: windowScratch) else { return }
         if isColor == true { orientHue(best: u.channel) }
-        selected = u.channel
+        // Beats come from the rate's channel, unless the channel beats were taken from scores nearly
+        // as well: every change of channel moves the fiducial points a little (each channel's
+        // waveform differs), which intervals and HRV would read as variability.
+        let scores = tracker.channelScores
+        if !hasPeriod || scores[u.channel] > settings.beatChannelStickiness * scores[selected] { selected = u.channel }
         let w = windowScratch[u.channel]
         if u.spread > 0 { scale = u.spread }
         let period = 60 / u.bpm

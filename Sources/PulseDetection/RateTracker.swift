@@ -70,6 +70,9 @@ public struct RateTracker: Sendable {
     private var scratchForward: [Double]
     private var emission: [Double]
     private var hasHistory = false
+    /// Each channel's score at the last update (spectral concentration x periodicity; 0 = unusable):
+    /// the channel with the highest is the one used.
+    public private(set) var channelScores: [Double] = []
     private var re: [Double]
     private var im: [Double]
     private var best: [Double]
@@ -150,6 +153,8 @@ public struct RateTracker: Sendable {
         var bestScore = -1.0
         var bestSpread = 0.0
         var peaks: [Double] = []
+        channelScores.removeAll(keepingCapacity: true)
+        channelScores.append(contentsOf: repeatElement(0, count: windows.count))
         for (c, w) in windows.enumerated() {
             guard computeSpectrum(w) else { continue }
             let k = peakBin(spectrum)
@@ -159,6 +164,7 @@ public struct RateTracker: Sendable {
             // peak's period (a drift can be concentrated at a low frequency, but does not repeat).
             let conc = concentration(spectrum, atHz: f)
             let score = conc * max(0.05, autocorrelation(clipped, lagSeconds: 1 / f))
+            channelScores[c] = score
             if score > bestScore {
                 bestScore = score
                 bestChannel = c
