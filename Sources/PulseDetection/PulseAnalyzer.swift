@@ -41,9 +41,16 @@ public struct PulseAnalyzer: Sendable {
         /// is taken within `clippingHoldoff` seconds after such a run (the filters ring after it).
         public var clippingRun: Double = 0.06
         public var clippingHoldoff: Double = 0.5
-        /// A live `.beat` is reported once its upstroke has ended the best beat sequence for this long,
-        /// seconds (with the filter's lag, the event follows the pulse peak by well under 250 ms).
+        /// A live `.beat` is reported once its upstroke has ended the best beat sequence for
+        /// `liveBeatDelayFraction` of the expected period, within `liveBeatDelay...maximumLiveBeatDelay`
+        /// seconds: long enough at slow rates for the true upstroke to overtake the gentle rise before
+        /// it, short enough that with the filter's lag the event follows the pulse peak by under 250 ms.
         public var liveBeatDelay: Double = 0.12
+        public var liveBeatDelayFraction: Double = 0.14
+        public var maximumLiveBeatDelay: Double = 0.18
+        /// The channel beats are taken from changes to the rate's channel only when that channel's
+        /// score (``RateTracker/channelScores``) is this many times the current one's.
+        public var beatChannelStickiness: Double = 1.25
         /// Whether `.waveform` events are emitted (a batch analysis that draws nothing turns them off).
         public var emitsWaveform = true
         /// Longest silence bridged by interpolation, seconds.
@@ -76,6 +83,9 @@ public struct PulseAnalyzer: Sendable {
     private var trackerFilters: [BiquadCascade] = []
     private var detectors: [BeatDetector] = []
     private var trackers: [BeatTracker] = []
+    private var shapes: [BeatShape] = []
+    /// Per channel, the next sample of the block to append to its beat-shape history.
+    private var shapeCursors: [Int] = []
     /// Upstrokes seen before the first rate estimate, per channel (bounded).
     private var earlyCandidates: [RingBuffer<(time: Double, strength: Double)>] = []
     private var hasPeriod = false
@@ -139,6 +149,8 @@ public struct PulseAnalyzer: Sendable {
         trackerFilters = Array(repeating: track, count: n)
         detectors = Array(repeating: BeatDetector(rate: sampleRate, settings: settings.beats), count: n)
         trackers = Array(repeating: BeatTracker(settings: settings.beatTracker), count: n)
+        shapes = Array(repeating: BeatShape(rate: sampleRate), count: n)
+        shapeCursors = Array(repeating: 0, count: n)
         // Up to 4 upstrokes a second over the first window (fast heart rate, dicrotic waves, noise).
         earlyCandidates = Array(repeating: RingBuffer(capacity: Int(4 * settings.windowSeconds) + 8), count: n)
         let capacity = max(8, Int((settings.windowSeconds * tracker.rate).rounded()))
@@ -167,6 +179,7 @@ public struct PulseAnalyzer: Sendable {
             trackerFilters[i].reset()
             detectors[i].reset()
             trackers[i].reset()
+            shapes[i].reset()
             windows[i].removeAll()
             sortedWindows[i].removeAll(keepingCapacity: true)
             lastValues[i] = .nan
@@ -315,11 +328,15 @@ public struct PulseAnalyzer: Sendable {
         }
         // Samples up to the next hop's analysis run channel by channel: only the selected channel
         // emits events and the selection changes only at an analysis, so the events come out as
-        // they would sample by sample.
+        // they would sample by sample. The beat-shape histories, which a confirmed beat reads on
+        // every channel, are filled up to where sample-by-sample processing would have them
+        // (`catchUpShapes`).
+        for ch in 0..<n { shapeCursors[ch] = 0 }
         var k = 0
         while k < m {
             let end = min(m, k + hopSamples - gridCount % hopSamples)
             for ch in 0..<n { runChannel(ch, base, k..<end, emit: emit) }
+            catchUpShapes(base, through: end - 1, channel: n - 1)
             gridCount += end - k
             k = end
             if gridCount >= minimumSamples, gridCount % hopSamples == 0 {
@@ -352,6 +369,8 @@ public struct PulseAnalyzer: Sendable {
         let showsLive = isSelected && latestBPM != nil
         let showsWaveform = isSelected && settings.emitsWaveform
         let holdoff = settings.clippingHoldoff
+        let liveDelay = min(settings.maximumLiveBeatDelay,
+                            max(settings.liveBeatDelay, settings.liveBeatDelayFraction * detectors[ch].expectedPeriod))
         var g = gridCount
         var untilDecimate = decimation - g % decimation  // samples until g % decimation == 0
         for k in range {
@@ -383,13 +402,16 @@ public struct PulseAnalyzer: Sendable {
                     trackers[ch].add(time: c.time, strength: c.strength, period: detectors[ch].expectedPeriod, now: time) {
                         confirmed.append($0)
                     }
-                    if isSelected && !confirmed.isEmpty { confirm(confirmed, emit: emit) }
+                    if isSelected && !confirmed.isEmpty {
+                        catchUpShapes(base, through: k, channel: ch)
+                        confirm(confirmed, emit: emit)
+                    }
                 } else if earlyCandidates[ch].count < earlyCandidates[ch].capacity {
                     // Held until the first rate estimate gives the beat tracker a period.
                     earlyCandidates[ch].append(c)
                 }
             }
-            if showsLive, trackers[ch].hasLiveCandidate, let beat = trackers[ch].live(now: time, delay: settings.liveBeatDelay) {
+            if showsLive, trackers[ch].hasLiveCandidate, let beat = trackers[ch].live(now: time, delay: liveDelay) {
                 emit(.beat(beat))
             }
             if showsWaveform {
@@ -410,7 +432,11 @@ public struct PulseAnalyzer: Sendable {
         }
         guard let u = tracker.update(windows: windowScratch, sorted: sortedWindows) else { return }
         if isColor == true { orientHue(best: u.channel) }
-        selected = u.channel
+        // Beats come from the rate's channel, unless the channel beats were taken from scores nearly
+        // as well: every change of channel moves the fiducial points a little (each channel's
+        // waveform differs), which intervals and HRV would read as variability.
+        let scores = tracker.channelScores
+        if !hasPeriod || scores[u.channel] > settings.beatChannelStickiness * scores[selected] { selected = u.channel }
         let w = windowScratch[u.channel]
         if u.spread > 0 { scale = u.spread }
         let period = 60 / u.bpm
@@ -434,6 +460,22 @@ public struct PulseAnalyzer: Sendable {
         if u.confidence >= settings.minimumConfidence {
             latestBPM = u.bpm
             emit(.rate(RateEstimate(time: endTime, bpm: u.bpm, confidence: u.confidence)))
+        }
+    }
+
+    /// Appends the block's beat-band samples to the beat-shape histories up to where processing
+    /// sample by sample would have them when channel `channel` is at sample `k`: through `k` for
+    /// channels up to `channel`, through `k - 1` for the later ones.
+    private mutating func catchUpShapes(_ base: UnsafeMutablePointer<Double>, through k: Int, channel: Int) {
+        let n = channelNames.count
+        let cap = Self.blockCapacity
+        for c in 0..<n {
+            let target = c <= channel ? k + 1 : k
+            guard shapeCursors[c] < target else { continue }
+            let beat = base + (1 + n + c) * cap
+            let orient = orientation[c]
+            for j in shapeCursors[c]..<target { shapes[c].append(time: base[j], value: orient * beat[j]) }
+            shapeCursors[c] = target
         }
     }
 
@@ -513,6 +555,16 @@ public struct PulseAnalyzer: Sendable {
                 }
             }
             lastConfirmed = beat.time
+            // Every channel's template learns from every confirmed beat, so a change of channel finds
+            // its template ready.
+            for ch in shapes.indices {
+                let grade = shapes[ch].grade(beatAt: beat.time, period: period)
+                if ch == selected, let grade {
+                    beat.shapeQuality = grade.correlation
+                    beat.shapeAmplitude = grade.amplitude
+                    beat.hasDoubtfulShape = grade.isDoubtful
+                }
+            }
             emit(.confirmedBeat(beat))
         }
     }

@@ -42,6 +42,15 @@ public struct RateTracker: Sendable {
         /// Largest spacing of the spectral grid, bpm (zero padding); parabolic interpolation refines
         /// the peak between bins.
         public var binBPM: Double = 2.5
+        /// Log-probability cost of leaving the random walk for any rate at all (the forward values are
+        /// normalised so that the best state is 0 after every update, so this is the score a state
+        /// reached by such a jump starts from). Without it, a tracker that locked onto a wrong rate
+        /// (motion at the start of a recording) could follow the true pulse only at the random walk's
+        /// pace, tens of seconds for a jump of tens of bpm. -5 (a jump every e^5 = 150 hops a priori)
+        /// lets a peak 3x stronger than the track's take over in about 20 s. Of -8, -5, -3 and -2 tried on
+        /// MTHS, -8 and -5 changed nothing on the odd-numbered subjects and helped the even ones; -3 and
+        /// -2 began to hurt (MAE, a103l sensitivity).
+        public var reacquirePenalty: Double = -5
         public init() {}
     }
 
@@ -60,6 +69,9 @@ public struct RateTracker: Sendable {
     private var forward: [Double]
     private var scratchForward: [Double]
     private var hasHistory = false
+    /// Each channel's score at the last update (spectral concentration x periodicity; 0 = unusable):
+    /// the channel with the highest is the one used.
+    public private(set) var channelScores: [Double] = []
     private var re: [Double]
     private var im: [Double]
     private var best: [Double]
@@ -144,6 +156,8 @@ public struct RateTracker: Sendable {
         var bestScore = -1.0
         var bestSpread = 0.0
         peaks.removeAll(keepingCapacity: true)
+        channelScores.removeAll(keepingCapacity: true)
+        channelScores.append(contentsOf: repeatElement(0, count: windows.count))
         for (c, w) in windows.enumerated() {
             guard computeSpectrum(w, sorted: sorted?[c]) else { continue }
             let k = peakBin(spectrum)
@@ -153,6 +167,7 @@ public struct RateTracker: Sendable {
             // peak's period (a drift can be concentrated at a low frequency, but does not repeat).
             let conc = concentration(spectrum, atHz: f)
             let score = conc * max(0.05, autocorrelation(clipped, lagSeconds: 1 / f))
+            channelScores[c] = score
             if score > bestScore {
                 bestScore = score
                 bestChannel = c
@@ -169,6 +184,7 @@ public struct RateTracker: Sendable {
         let states = forward.count
         let reach = transitionReach
         let first = !hasHistory
+        let reacquire = settings.reacquirePenalty
         var top = 0
         var topValue = -Double.infinity
         forward.withUnsafeMutableBufferPointer { fw in
@@ -195,7 +211,9 @@ public struct RateTracker: Sendable {
                                         target[t] = v > m ? v : m
                                     }
                                 }
-                                for i in 0..<states { next[i] = next[i] + weight * (log(b[low + i] + 1e-6) + pr[i]) }
+                                for i in 0..<states {
+                                    next[i] = max(next[i], reacquire) + weight * (log(b[low + i] + 1e-6) + pr[i])
+                                }
                             }
                             for i in 0..<states where next[i] > topValue {
                                 topValue = next[i]
@@ -320,29 +338,35 @@ public struct RateTracker: Sendable {
         return total > 0
     }
 
-    /// Normalised autocorrelation of `x` at a lag of `lagSeconds`, interpolated between whole lags.
+    /// Normalised autocorrelation of `x` at a lag of `lagSeconds`: x against itself delayed by the
+    /// lag, the delayed copy interpolated between samples by a Catmull-Rom cubic (interpolating the
+    /// correlation itself between whole lags, i.e. the signal linearly, loses a third of a 3-Hz
+    /// pulse's correlation at a 10-Hz analysis rate).
     private func autocorrelation(_ x: [Double], lagSeconds: Double) -> Double {
         let lag = lagSeconds * rate
         let l0 = Int(lag.rounded(.down))
-        guard l0 >= 1, l0 + 1 < x.count else { return 0 }
+        let n = x.count
+        guard l0 >= 1, l0 + 2 < n else { return 0 }
         return x.withUnsafeBufferPointer { x in
-            let n = x.count
-            // Energy and the two lags' sums, each accumulated in index order as separate sums, in
-            // one pass (their additions overlap in the processor).
-            var energy = 0.0, s0 = 0.0, s1 = 0.0
-            let both = n - l0 - 1
-            for i in 0..<both {
-                energy += x[i] * x[i]
-                s0 += x[i] * x[i + l0]
-                s1 += x[i] * x[i + l0 + 1]
-            }
-            s0 += x[both] * x[both + l0]
-            for i in both..<n { energy += x[i] * x[i] }
+            var energy = 0.0
+            for v in x { energy += v * v }
             guard energy > 0 else { return 0 }
-            let a0 = s0 / energy * Double(n) / Double(n - l0)
-            let a1 = s1 / energy * Double(n) / Double(n - l0 - 1)
             let f = lag - Double(l0)
-            return (1 - f) * a0 + f * a1
+            // Catmull-Rom weights of x[j-1], x[j], x[j+1], x[j+2] at j + f.
+            let f2 = f * f, f3 = f2 * f
+            let w0 = 0.5 * (-f3 + 2 * f2 - f)
+            let w1 = 0.5 * (3 * f3 - 5 * f2 + 2)
+            let w2 = 0.5 * (-3 * f3 + 4 * f2 + f)
+            let w3 = 0.5 * (f3 - f2)
+            // j = i + l0 >= 1 for every i (l0 >= 1): every term counts.
+            var s = 0.0
+            let count = n - l0 - 2
+            for i in 0..<count {
+                let j = i + l0
+                s += x[i] * (w0 * x[j - 1] + w1 * x[j] + w2 * x[j + 1] + w3 * x[j + 2])
+            }
+            guard count > 0 else { return 0 }
+            return s / energy * Double(n) / Double(count)
         }
     }
 
