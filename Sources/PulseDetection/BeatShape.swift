@@ -76,6 +76,14 @@ public struct BeatShape: Sendable {
         newest = time
     }
 
+    /// Appends `count` samples `scale * values[k]`, the last one at `lastTime` seconds: the same as
+    /// appending them one at a time.
+    public mutating func append(_ values: UnsafePointer<Double>, count: Int, scale: Double, lastTime: Double) {
+        guard count > 0 else { return }
+        history.append(count: count) { scale * values[$0] }
+        newest = lastTime
+    }
+
     /// The grade of the beat at `time` (seconds), given the expected `period` (seconds): its
     /// correlation with the template, the shift (seconds) at which it fits the template best, and
     /// whether that makes it doubtful; a good beat then updates the template. Nil while the template is

@@ -474,7 +474,8 @@ public struct PulseAnalyzer: Sendable {
             guard shapeCursors[c] < target else { continue }
             let beat = base + (1 + n + c) * cap
             let orient = orientation[c]
-            for j in shapeCursors[c]..<target { shapes[c].append(time: base[j], value: orient * beat[j]) }
+            shapes[c].append(beat + shapeCursors[c], count: target - shapeCursors[c], scale: orient,
+                             lastTime: base[target - 1])
             shapeCursors[c] = target
         }
     }

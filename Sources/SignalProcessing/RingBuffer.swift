@@ -58,6 +58,33 @@ public struct RingBuffer<Element>: RandomAccessCollection, MutableCollection {
         return old
     }
 
+    /// Appends `count` elements, `element(0)` first: the same as `count` calls to ``append(_:)``,
+    /// without the per-element checks.
+    /// - Complexity: O(count).
+    @inlinable
+    public mutating func append(count: Int, _ element: (Int) -> Element) {
+        var i = 0
+        if storage.count < capacity {
+            if storage.isEmpty { storage.reserveCapacity(capacity) }
+            while i < count, storage.count < capacity {
+                storage.append(element(i))
+                i += 1
+            }
+        }
+        guard i < count else { return }
+        let cap = capacity
+        head = storage.withUnsafeMutableBufferPointer { s in
+            var h = head
+            while i < count {
+                s[h] = element(i)
+                h += 1
+                if h == cap { h = 0 }
+                i += 1
+            }
+            return h
+        }
+    }
+
     /// Appends the elements, oldest first, to `array` (at most two contiguous copies).
     /// - Complexity: O(count).
     @inlinable

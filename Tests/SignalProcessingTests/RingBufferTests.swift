@@ -58,3 +58,20 @@ import Testing
         #expect(out == [-1] + Array(max(0, appended - 5)..<appended))
     }
 }
+
+@Suite struct RingBufferBulkAppendTests {
+    @Test(arguments: [(0, 3), (2, 2), (4, 7), (6, 13), (9, 1)])
+    func appendingManyAtOnceEqualsAppendingOneAtATime(before: Int, count: Int) {
+        var one = RingBuffer<Int>(capacity: 5), many = RingBuffer<Int>(capacity: 5)
+        for v in 0..<before {
+            one.append(v)
+            many.append(v)
+        }
+        for k in 0..<count { one.append(100 + k) }
+        many.append(count: count) { 100 + $0 }
+        #expect(Array(one) == Array(many))
+        one.append(-1)
+        many.append(-1)
+        #expect(Array(one) == Array(many))
+    }
+}
