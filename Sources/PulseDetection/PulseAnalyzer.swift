@@ -209,7 +209,15 @@ public struct PulseAnalyzer: Sendable {
         withBlock { analyzer, block in
             // Contiguous inputs (an array) are read directly: no generic iteration per input.
             let done: Void? = inputs.withContiguousStorageIfAvailable { buffer in
-                for input in buffer { analyzer.accept(input, block, emit: emit) }
+                var i = 0
+                while i < buffer.count {
+                    if analyzer.isColor == false {
+                        i = analyzer.acceptPPG(buffer, from: i, block, emit: emit)
+                    } else {
+                        analyzer.accept(buffer[i], block, emit: emit)
+                        i += 1
+                    }
+                }
             }
             if done == nil {
                 for input in inputs { analyzer.accept(input, block, emit: emit) }
@@ -227,8 +235,50 @@ public struct PulseAnalyzer: Sendable {
         swap(&storage, &block)
     }
 
+    /// Takes PPG inputs from `buffer[start...]` for as long as each is the common case (finite, after
+    /// the previous one, no gap) and does with them exactly what ``accept(_:_:emit:)`` does, with the
+    /// resampler and the block's fill kept in locals; an input that is not the common case goes to
+    /// `accept`. Returns the index of the next input to take.
+    private mutating func acceptPPG(_ buffer: UnsafeBufferPointer<PulseInput>, from start: Int,
+                                    _ block: UnsafeMutablePointer<Double>, emit: (PulseEvent) -> Void) -> Int {
+        guard var last = lastTime else {
+            accept(buffer[start], block, emit: emit)
+            return start + 1
+        }
+        let cap = Self.blockCapacity
+        let gapLimit = settings.maximumGap
+        var resampler = resamplers[0]
+        var count = blockCount
+        var i = start
+        while i < buffer.count {
+            guard case .ppg(let t, let v) = buffer[i], t.isFinite, v.isFinite, t > last, t - last <= gapLimit else { break }
+            last = t
+            resampler.push(time: t, value: v)
+            while let (gt, g0) = resampler.next() {
+                if count == cap {
+                    blockCount = count
+                    flush(block, emit: emit)  // touches neither the resampler nor the time
+                    count = 0
+                }
+                block[count] = gt
+                block[cap + count] = g0
+                count += 1
+            }
+            i += 1
+        }
+        resamplers[0] = resampler
+        lastTime = last
+        blockCount = count
+        if i == start {
+            accept(buffer[i], block, emit: emit)
+            return i + 1
+        }
+        return i
+    }
+
     /// Validates one input and puts the grid samples it determines into the block; events caused
     /// before the block is run (gaps, contact) first flush the block, so events stay in time order.
+    @inline(__always)
     private mutating func accept(_ input: PulseInput, _ block: UnsafeMutablePointer<Double>,
                                  emit: (PulseEvent) -> Void) {
         let color: Bool

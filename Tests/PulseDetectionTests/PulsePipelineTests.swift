@@ -344,3 +344,46 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
         #expect(late <= early + early / 10, "held elements grew from \(early) (minutes 5-15) to \(late) (minutes 50-60)")
     }
 }
+
+@Suite struct PPGStreamingEqualsBatchTests {
+    /// 60 s of a 72-bpm PPG at 50 Hz with timestamp jitter, a NaN, a repeated and a backward
+    /// timestamp, and a 1.5 s silence (longer than the pipeline bridges).
+    static let recording: [PulseInput] = {
+        var rng = SplitMix64(seed: 5)
+        var out: [PulseInput] = []
+        for i in 0..<3000 {
+            var t = Double(i) / 50
+            if i % 3 == 0 { t += 0.004 * (rng.uniform() - 0.5) }  // off the grid
+            if t > 30 && t < 31.5 { continue }
+            let p = (t * 1.2).truncatingRemainder(dividingBy: 1)
+            var v = exp(-pow((p - 0.2) / 0.07, 2)) + 0.3 * exp(-pow((p - 0.5) / 0.08, 2)) + 0.02 * rng.uniform()
+            if i == 700 { v = .nan }
+            out.append(.ppg(time: t, value: v))
+            if i == 900 { out.append(.ppg(time: t, value: v)) }  // repeated time
+            if i == 1200 { out.append(.ppg(time: t - 0.5, value: v)) }  // backwards
+        }
+        return out
+    }()
+
+    @Test(arguments: [7, 100, Int.max])
+    func feedingAPPGInRunsGivesTheSameEventsAsOneByOne(chunk: Int) {
+        var single = PulseAnalyzer(sampleRate: 50)
+        var expected: [PulseEvent] = []
+        for input in Self.recording { single.process(input) { expected.append($0) } }
+        single.finish { expected.append($0) }
+        var batch = PulseAnalyzer(sampleRate: 50)
+        var events: [PulseEvent] = []
+        var start = 0
+        while start < Self.recording.count {
+            let end = min(Self.recording.count, start + min(chunk, Self.recording.count))
+            batch.process(contentsOf: Self.recording[start..<end]) { events.append($0) }
+            start = end
+        }
+        batch.finish { events.append($0) }
+        #expect(events.contains { if case .gap = $0 { true } else { false } })
+        #expect(events.filter { if case .confirmedBeat = $0 { true } else { false } }.count > 40)
+        #expect(single.rejections == batch.rejections)
+        #expect(batch.rejections.nonFinite == 1 && batch.rejections.nonIncreasingTime == 2)
+        expectSameEvents(events, expected, "runs of \(chunk)")
+    }
+}
