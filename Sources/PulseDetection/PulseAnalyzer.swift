@@ -84,9 +84,6 @@ public struct PulseAnalyzer: Sendable {
     private var detectors: [BeatDetector] = []
     private var trackers: [BeatTracker] = []
     private var shapes: [BeatShape] = []
-    /// Placeholders left in `detectors` / `trackers` while a channel's own are worked on as locals.
-    private var spareDetector: BeatDetector
-    private var spareBeatTracker: BeatTracker
     /// Per channel, the next sample of the block to append to its beat-shape history.
     private var shapeCursors: [Int] = []
     /// Upstrokes seen before the first rate estimate, per channel (bounded).
@@ -129,8 +126,6 @@ public struct PulseAnalyzer: Sendable {
         self.sampleRate = sampleRate
         self.settings = settings
         contact = ContactDetector(settings: settings.contact)
-        spareDetector = BeatDetector(rate: sampleRate, settings: settings.beats)
-        spareBeatTracker = BeatTracker(settings: settings.beatTracker)
         decimation = max(1, Int((sampleRate / settings.trackerRate).rounded(.down)))
         let trackerRate = sampleRate / Double(decimation)
         tracker = RateTracker(rate: trackerRate, hop: settings.hopSeconds, settings: settings.tracker)
@@ -426,19 +421,6 @@ public struct PulseAnalyzer: Sendable {
         let holdoff = settings.clippingHoldoff
         let liveDelay = min(settings.maximumLiveBeatDelay,
                             max(settings.liveBeatDelay, settings.liveBeatDelayFraction * detectors[ch].expectedPeriod))
-        // The channel's detector and beat tracker are worked on as locals for the run (moved out of
-        // their arrays, a placeholder in their place, so no copy is made): their state can stay in
-        // registers. Nothing reads them from the arrays meanwhile except the expected period, which
-        // the placeholder carries too.
-        var detector = spareDetector
-        swap(&detector, &detectors[ch])
-        detectors[ch].expectedPeriod = detector.expectedPeriod
-        var beatTracker = spareBeatTracker
-        swap(&beatTracker, &trackers[ch])
-        defer {
-            swap(&detector, &detectors[ch])
-            swap(&beatTracker, &trackers[ch])
-        }
         var g = gridCount
         var untilDecimate = decimation - g % decimation  // samples until g % decimation == 0
         for k in range {
@@ -454,7 +436,7 @@ public struct PulseAnalyzer: Sendable {
                 let old = windows[ch].append(z)
                 Self.replace(old, with: z, inSorted: &sortedWindows[ch])
             }
-            _ = detector.process(time: time, value: y)
+            _ = detectors[ch].process(time: time, value: y)
             // A run of identical samples is a clipped or disconnected sensor, not a pulse: upstrokes
             // next to one are not beats.
             if x == last {
@@ -464,10 +446,10 @@ public struct PulseAnalyzer: Sendable {
                 run = 0
             }
             last = x
-            if let c = detector.candidate, c.time >= blocked {
+            if let c = detectors[ch].candidate, c.time >= blocked {
                 if hasPeriod {
                     var confirmed: [Beat] = []
-                    beatTracker.add(time: c.time, strength: c.strength, period: detector.expectedPeriod, now: time) {
+                    trackers[ch].add(time: c.time, strength: c.strength, period: detectors[ch].expectedPeriod, now: time) {
                         confirmed.append($0)
                     }
                     if isSelected && !confirmed.isEmpty {
@@ -479,7 +461,7 @@ public struct PulseAnalyzer: Sendable {
                     earlyCandidates[ch].append(c)
                 }
             }
-            if showsLive, beatTracker.hasLiveCandidate, let beat = beatTracker.live(now: time, delay: liveDelay) {
+            if showsLive, trackers[ch].hasLiveCandidate, let beat = trackers[ch].live(now: time, delay: liveDelay) {
                 emit(.beat(beat))
             }
             if showsWaveform {
