@@ -26,6 +26,15 @@ public struct BeatTracker: Sendable {
         /// A candidate's reward is its strength capped here: an artefact's huge slope must not buy
         /// its way into the sequence past several true beats.
         public var maximumReward: Double = 2
+        /// A live beat's step from its predecessor may differ from the expected period by this fraction
+        /// (Malik's 20 %: sinus rhythm seldom changes more from one beat to the next).
+        public var liveTolerance: Double = 0.2
+        /// A live beat's upstroke must be at least this steep relative to the typical one (the beat
+        /// detector's own minimum), and at least `liveRelativeStrength` times the lower quartile of the
+        /// last 8 confirmed beats' (robust to a few steep artefacts among them): the gentle rise before a slow pulse's foot is not a beat, and a beat's
+        /// upstroke seldom loses half its steepness from one beat to the next.
+        public var liveMinimumStrength: Double = 0.3
+        public var liveRelativeStrength: Double = 0.5
         public init() {}
     }
 
@@ -46,6 +55,9 @@ public struct BeatTracker: Sendable {
     private var lastLiveTime: Double?
     private var liveCandidate: Candidate?
     private var path: [Int] = []
+    /// Strengths of the last confirmed beats, and scratch space for their median.
+    private var confirmedStrengths = RingBuffer<Double>(capacity: 8)
+    private var strengthScratch: [Double] = []
 
     public init(settings: Settings = Settings()) {
         self.settings = settings
@@ -58,6 +70,7 @@ public struct BeatTracker: Sendable {
         lastConfirmedTime = nil
         lastLiveTime = nil
         liveCandidate = nil
+        confirmedStrengths.removeAll()
     }
 
     /// The beat to show live, if one is due: the candidate that ends the best sequence so far, once
@@ -77,6 +90,15 @@ public struct BeatTracker: Sendable {
                     strength: c.strength)
     }
 
+    private mutating func liveStrengthFloor() -> Double {
+        guard confirmedStrengths.count >= 3 else { return settings.liveMinimumStrength }
+        strengthScratch.removeAll(keepingCapacity: true)
+        strengthScratch.append(contentsOf: confirmedStrengths)
+        strengthScratch.sort()
+        let lowerQuartile = Statistics.percentile(sorted: strengthScratch, 25)
+        return max(settings.liveMinimumStrength, settings.liveRelativeStrength * lowerQuartile)
+    }
+
     /// After a candidate arrives: the candidate that now ends the best sequence, if it is new.
     private mutating func updateLiveCandidate() {
         guard let last = candidates.last else { return }
@@ -86,7 +108,16 @@ public struct BeatTracker: Sendable {
             if candidates[i].score > candidates[end].score { end = i }
         }
         let c = candidates[end]
-        if c.time > (lastLiveTime ?? -.infinity) { liveCandidate = c }
+        guard c.time > (lastLiveTime ?? -.infinity), c.strength >= liveStrengthFloor() else { return }
+        // Ending the best sequence *so far* is not enough: before the next true upstroke arrives, a
+        // late wiggle (the recovery after a slow pulse's undershoot) can end it at the cost of an odd
+        // interval, and would be shown as a beat. A live beat must follow its predecessor on the
+        // sequence by about one expected period (or two, across a missed beat).
+        if !c.bridged, c.back >= base {
+            let r = (c.time - candidates[c.back - base].time) / c.period
+            guard abs(r - 1) <= settings.liveTolerance || abs(r - 2) <= 2 * settings.liveTolerance else { return }
+        }
+        liveCandidate = c
     }
 
     /// Adds a candidate upstroke (time in seconds, strength relative to the typical upstroke) with the
@@ -152,6 +183,7 @@ public struct BeatTracker: Sendable {
             guard c.time < limit else { break }
             let interval = (c.bridged || lastConfirmedTime == nil || c.back != newAnchor) ? nil : c.time - lastConfirmedTime!
             emit(Beat(time: c.time, interval: interval, strength: c.strength))
+            confirmedStrengths.append(c.strength)
             lastConfirmedTime = c.time
             newAnchor = k
         }

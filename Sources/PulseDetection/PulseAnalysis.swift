@@ -54,12 +54,28 @@ public struct PulseAnalysis: Sendable {
     }
 
     private mutating func computeHRV() {
-        guard beats.count >= 3 else { return }
-        // A beat reached across a gap or a bridged artefact has no interval: keep it out.
-        let excluded = beats.indices.filter { $0 > 0 && beats[$0].interval == nil }
-        let result = HRV.measures(beatTimes: beats.map(\.time), excludedBeats: excluded)
-        for r in result.rejected where r.index + 1 < beats.count { beats[r.index + 1].isArtifact = true }
+        guard let (result, first) = hrvWithIndex(from: -.infinity, to: .infinity) else { return }
+        for r in result.rejected where first + r.index + 1 < beats.count { beats[first + r.index + 1].isArtifact = true }
         hrv = result
+    }
+
+    /// HRV from the confirmed beats whose times lie in [start, end] seconds, with the same exclusions
+    /// as ``hrv``: beats reached across a gap or a bridged artefact (no interval) and beats whose shape
+    /// is unlike the typical beat (``Beat/hasDoubtfulShape``) keep their intervals out. Nil with fewer
+    /// than 3 beats in the range.
+    public func hrv(from start: Double, to end: Double) -> HRVResult? {
+        hrvWithIndex(from: start, to: end)?.result
+    }
+
+    private func hrvWithIndex(from start: Double, to end: Double) -> (result: HRVResult, first: Int)? {
+        guard let first = beats.firstIndex(where: { $0.time >= start }) else { return nil }
+        let last = beats.lastIndex(where: { $0.time <= end }) ?? -1
+        guard last - first >= 2 else { return nil }
+        let range = beats[first...last]
+        let excluded = range.indices.filter { i in
+            (i > first && beats[i].interval == nil) || beats[i].hasDoubtfulShape
+        }.map { $0 - first }
+        return (HRV.measures(beatTimes: range.map(\.time), excludedBeats: excluded), first)
     }
 
     /// The whole recording's heart rate: the median of the reported rates, with their median

@@ -41,9 +41,16 @@ public struct PulseAnalyzer: Sendable {
         /// is taken within `clippingHoldoff` seconds after such a run (the filters ring after it).
         public var clippingRun: Double = 0.06
         public var clippingHoldoff: Double = 0.5
-        /// A live `.beat` is reported once its upstroke has ended the best beat sequence for this long,
-        /// seconds (with the filter's lag, the event follows the pulse peak by well under 250 ms).
+        /// A live `.beat` is reported once its upstroke has ended the best beat sequence for
+        /// `liveBeatDelayFraction` of the expected period, within `liveBeatDelay...maximumLiveBeatDelay`
+        /// seconds: long enough at slow rates for the true upstroke to overtake the gentle rise before
+        /// it, short enough that with the filter's lag the event follows the pulse peak by under 250 ms.
         public var liveBeatDelay: Double = 0.12
+        public var liveBeatDelayFraction: Double = 0.14
+        public var maximumLiveBeatDelay: Double = 0.18
+        /// The channel beats are taken from changes to the rate's channel only when that channel's
+        /// score (``RateTracker/channelScores``) is this many times the current one's.
+        public var beatChannelStickiness: Double = 1.25
         /// Whether `.waveform` events are emitted (a batch analysis that draws nothing turns them off).
         public var emitsWaveform = true
         /// Longest silence bridged by interpolation, seconds.
@@ -76,6 +83,7 @@ public struct PulseAnalyzer: Sendable {
     private var trackerFilters: [BiquadCascade] = []
     private var detectors: [BeatDetector] = []
     private var trackers: [BeatTracker] = []
+    private var shapes: [BeatShape] = []
     /// Upstrokes seen before the first rate estimate, per channel (bounded).
     private var earlyCandidates: [RingBuffer<(time: Double, strength: Double)>] = []
     private var hasPeriod = false
@@ -131,6 +139,7 @@ public struct PulseAnalyzer: Sendable {
         trackerFilters = Array(repeating: track, count: n)
         detectors = Array(repeating: BeatDetector(rate: sampleRate, settings: settings.beats), count: n)
         trackers = Array(repeating: BeatTracker(settings: settings.beatTracker), count: n)
+        shapes = Array(repeating: BeatShape(rate: sampleRate), count: n)
         // Up to 4 upstrokes a second over the first window (fast heart rate, dicrotic waves, noise).
         earlyCandidates = Array(repeating: RingBuffer(capacity: Int(4 * settings.windowSeconds) + 8), count: n)
         let capacity = max(8, Int((settings.windowSeconds * tracker.rate).rounded()))
@@ -151,6 +160,7 @@ public struct PulseAnalyzer: Sendable {
             trackerFilters[i].reset()
             detectors[i].reset()
             trackers[i].reset()
+            shapes[i].reset()
             windows[i].removeAll()
         }
         tracker.reset()
@@ -246,6 +256,7 @@ public struct PulseAnalyzer: Sendable {
             let y = orientation[ch] * beatFilters[ch].process(x)
             let z = trackerFilters[ch].process(x)
             if decimate { windows[ch].append(z) }
+            shapes[ch].append(time: time, value: y)
             _ = detectors[ch].process(time: time, value: y)
             // A run of identical samples is a clipped or disconnected sensor, not a pulse: upstrokes
             // next to one are not beats.
@@ -269,7 +280,9 @@ public struct PulseAnalyzer: Sendable {
                     earlyCandidates[ch].append(c)
                 }
             }
-            if ch == selected, latestBPM != nil, let beat = trackers[ch].live(now: time, delay: settings.liveBeatDelay) {
+            if ch == selected, latestBPM != nil,
+               let beat = trackers[ch].live(now: time, delay: min(settings.maximumLiveBeatDelay,
+                   max(settings.liveBeatDelay, settings.liveBeatDelayFraction * detectors[ch].expectedPeriod))) {
                 emit(.beat(beat))
             }
             if ch == selected && settings.emitsWaveform {
@@ -288,7 +301,11 @@ public struct PulseAnalyzer: Sendable {
         }
         guard let u = tracker.update(windows: windowScratch) else { return }
         if isColor == true { orientHue(best: u.channel) }
-        selected = u.channel
+        // Beats come from the rate's channel, unless the channel beats were taken from scores nearly
+        // as well: every change of channel moves the fiducial points a little (each channel's
+        // waveform differs), which intervals and HRV would read as variability.
+        let scores = tracker.channelScores
+        if !hasPeriod || scores[u.channel] > settings.beatChannelStickiness * scores[selected] { selected = u.channel }
         let w = windowScratch[u.channel]
         if u.spread > 0 { scale = u.spread }
         let period = 60 / u.bpm
@@ -328,6 +345,16 @@ public struct PulseAnalyzer: Sendable {
                 }
             }
             lastConfirmed = beat.time
+            // Every channel's template learns from every confirmed beat, so a change of channel finds
+            // its template ready.
+            for ch in shapes.indices {
+                let grade = shapes[ch].grade(beatAt: beat.time, period: period)
+                if ch == selected, let grade {
+                    beat.shapeQuality = grade.correlation
+                    beat.shapeAmplitude = grade.amplitude
+                    beat.hasDoubtfulShape = grade.isDoubtful
+                }
+            }
             emit(.confirmedBeat(beat))
         }
     }

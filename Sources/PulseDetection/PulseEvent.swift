@@ -35,6 +35,14 @@ public struct Beat: Sendable, Equatable {
     public var strength: Double
     /// True when the interval is judged ectopic or an artefact (kept out of HRV).
     public var isArtifact: Bool = false
+    /// Correlation of the beat's waveform with the recent typical beat, -1...1 (see ``BeatShape``);
+    /// nil when not graded (live beats, the first beats of a stretch).
+    public var shapeQuality: Double?
+    /// The beat's amplitude over the typical beat's (nil when not graded).
+    public var shapeAmplitude: Double?
+    /// True when the beat's shape is unlike the typical beat's (see ``BeatShape``): its time is
+    /// doubtful, and it is kept out of HRV.
+    public var hasDoubtfulShape = false
 
     public init(time: Double, interval: Double?, strength: Double, isArtifact: Bool = false) {
         self.time = time

@@ -42,6 +42,15 @@ public struct RateTracker: Sendable {
         /// Largest spacing of the spectral grid, bpm (zero padding); parabolic interpolation refines
         /// the peak between bins.
         public var binBPM: Double = 2.5
+        /// Log-probability cost of leaving the random walk for any rate at all (the forward values are
+        /// normalised so that the best state is 0 after every update, so this is the score a state
+        /// reached by such a jump starts from). Without it, a tracker that locked onto a wrong rate
+        /// (motion at the start of a recording) could follow the true pulse only at the random walk's
+        /// pace, tens of seconds for a jump of tens of bpm. -5 (a jump every e^5 = 150 hops a priori)
+        /// lets a peak 3x stronger than the track's take over in about 20 s. Of -8, -5, -3 and -2 tried on
+        /// MTHS, -8 and -5 changed nothing on the odd-numbered subjects and helped the even ones; -3 and
+        /// -2 began to hurt (MAE, a103l sensitivity).
+        public var reacquirePenalty: Double = -5
         public init() {}
     }
 
@@ -61,6 +70,9 @@ public struct RateTracker: Sendable {
     private var scratchForward: [Double]
     private var emission: [Double]
     private var hasHistory = false
+    /// Each channel's score at the last update (spectral concentration x periodicity; 0 = unusable):
+    /// the channel with the highest is the one used.
+    public private(set) var channelScores: [Double] = []
     private var re: [Double]
     private var im: [Double]
     private var best: [Double]
@@ -141,6 +153,8 @@ public struct RateTracker: Sendable {
         var bestScore = -1.0
         var bestSpread = 0.0
         var peaks: [Double] = []
+        channelScores.removeAll(keepingCapacity: true)
+        channelScores.append(contentsOf: repeatElement(0, count: windows.count))
         for (c, w) in windows.enumerated() {
             guard computeSpectrum(w) else { continue }
             let k = peakBin(spectrum)
@@ -150,6 +164,7 @@ public struct RateTracker: Sendable {
             // peak's period (a drift can be concentrated at a low frequency, but does not repeat).
             let conc = concentration(spectrum, atHz: f)
             let score = conc * max(0.05, autocorrelation(clipped, lagSeconds: 1 / f))
+            channelScores[c] = score
             if score > bestScore {
                 bestScore = score
                 bestChannel = c
@@ -176,7 +191,7 @@ public struct RateTracker: Sendable {
                         let v = forward[j] + transition[abs(i - j)]
                         if v > m { m = v }
                     }
-                    scratchForward[i] = m + weight * e[i]
+                    scratchForward[i] = max(m, settings.reacquirePenalty) + weight * e[i]
                 }
                 swap(&forward, &scratchForward)
             }
@@ -240,21 +255,35 @@ public struct RateTracker: Sendable {
         return true
     }
 
-    /// Normalised autocorrelation of `x` at a lag of `lagSeconds`, interpolated between whole lags.
+    /// Normalised autocorrelation of `x` at a lag of `lagSeconds`: x against itself delayed by the
+    /// lag, the delayed copy interpolated between samples by a Catmull-Rom cubic (interpolating the
+    /// correlation itself between whole lags, i.e. the signal linearly, loses a third of a 3-Hz
+    /// pulse's correlation at a 10-Hz analysis rate).
     private func autocorrelation(_ x: [Double], lagSeconds: Double) -> Double {
         let lag = lagSeconds * rate
         let l0 = Int(lag.rounded(.down))
-        guard l0 >= 1, l0 + 1 < x.count else { return 0 }
+        let n = x.count
+        guard l0 >= 1, l0 + 2 < n else { return 0 }
         var energy = 0.0
         for v in x { energy += v * v }
         guard energy > 0 else { return 0 }
-        func at(_ l: Int) -> Double {
-            var s = 0.0
-            for i in 0..<(x.count - l) { s += x[i] * x[i + l] }
-            return s / energy * Double(x.count) / Double(x.count - l)
-        }
         let f = lag - Double(l0)
-        return (1 - f) * at(l0) + f * at(l0 + 1)
+        // Catmull-Rom weights of x[j-1], x[j], x[j+1], x[j+2] at j + f.
+        let f2 = f * f, f3 = f2 * f
+        let w0 = 0.5 * (-f3 + 2 * f2 - f)
+        let w1 = 0.5 * (3 * f3 - 5 * f2 + 2)
+        let w2 = 0.5 * (-3 * f3 + 4 * f2 + f)
+        let w3 = 0.5 * (f3 - f2)
+        var s = 0.0
+        var count = 0
+        for i in 0..<(n - l0 - 2) {
+            let j = i + l0
+            guard j >= 1 else { continue }
+            s += x[i] * (w0 * x[j - 1] + w1 * x[j] + w2 * x[j + 1] + w3 * x[j + 2])
+            count += 1
+        }
+        guard count > 0 else { return 0 }
+        return s / energy * Double(n) / Double(count)
     }
 
     private func peakBin(_ s: [Double]) -> Int {

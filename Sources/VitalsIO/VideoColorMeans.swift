@@ -6,24 +6,44 @@ public struct VideoColorMeans: Sendable {
     public var info: VideoInfo
     /// One sample per frame, in presentation order; times in seconds as the video stamps them.
     public var samples: [ColorSample]
+    /// Per-tile statistics, when a tile grid was given.
+    public var tileStatistics: TileStatistics?
 
     /// Decodes `path` (Y4M natively, anything else through ffmpeg) and takes each frame's mean colour.
     /// - Parameters:
     ///   - sampler: region and stride of the mean.
     ///   - options: ffmpeg options (downscale, program path).
     ///   - progress: called with the fraction done (0...1, from timestamps and the stated duration).
+    ///   - tiles: also take every frame's tile means on this grid into `tileStatistics`.
     /// - Throws: `InputError` (`toolMissing`, `unsupportedFormat`, `corrupt`, `empty` when the video
     ///   has no frames), `FrameError` when the region misses the frame.
     public init(
         path: String, sampler: FrameSampler = try! FrameSampler(),
-        options: FFmpegVideoReader.Options = .init(), progress: ((Double) -> Void)? = nil
+        options: FFmpegVideoReader.Options = .init(), progress: ((Double) -> Void)? = nil,
+        tiles: TileGrid? = nil
     ) throws {
         let reader = try VideoFile.open(path: path, options: options)
         let info = reader.videoInfo
         let duration = info.duration ?? info.frameCountHint.flatMap { n in info.nominalFrameRate.map { Double(n) / $0 } }
         self.info = info
-        samples = try reader.colorSamples(sampler: sampler) { t in
+        let report: (Double) -> Void = { t in
             if let duration, duration > 0 { progress?(min(1, t / duration)) }
+        }
+        if let tiles {
+            var statistics = TileStatistics(grid: tiles)
+            var means: [ColorSample] = []
+            var samples: [ColorSample] = []
+            if let hint = info.frameCountHint, hint > 0 { samples.reserveCapacity(min(hint, 1 << 20)) }
+            try reader.forEachFrame { frame in
+                samples.append(try sampler.sample(frame))
+                try tiles.sample(frame, into: &means)
+                statistics.add(means)
+                report(frame.time)
+            }
+            self.samples = samples
+            tileStatistics = statistics
+        } else {
+            samples = try reader.colorSamples(sampler: sampler, progress: report)
         }
         guard !samples.isEmpty else {
             throw InputError(.empty, "\(path): the video has no frames")

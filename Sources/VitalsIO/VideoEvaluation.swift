@@ -17,6 +17,12 @@ public struct VideoEvaluation: Sendable {
         /// Why there is no estimate, when the video could not be read.
         public var failure: String?
         public var seconds: Double
+        /// Wall-clock seconds for the whole video: decoding, sampling, the pipeline.
+        public var wallSeconds: Double = 0
+        /// Video seconds analysed per wall-clock second.
+        public var realTimeFactor: Double? { wallSeconds > 0 && seconds > 0 ? seconds / wallSeconds : nil }
+        /// What the video's own frames and pulse show (nil when it could not be read).
+        public var evidence: VideoPulseEvidence?
         public var error: Double? { estimatedBPM.map { abs($0 - truthBPM) } }
         /// Estimate within `VideoEvaluation.tolerance` of the truth.
         public var isWithinTolerance: Bool { (error ?? .infinity) <= VideoEvaluation.tolerance }
@@ -26,6 +32,9 @@ public struct VideoEvaluation: Sendable {
     public static let tolerance = 5.0
     /// Issue 3: at least 6 of the 7 videos within tolerance.
     public static let requiredFraction = 6.0 / 7.0
+    /// Tiles across and down for the evidence (clipping map, frame steps): 8 x 8 regions of a frame
+    /// shrunk to 160 pixels are 11 x 20 pixels, many pixels each yet small against the vignetting.
+    public static let tileGrid = try! TileGrid(columns: 8, rows: 8)
 
     public var results: [Result]
     public var withinTolerance: Int { results.filter(\.isWithinTolerance).count }
@@ -48,13 +57,18 @@ public struct VideoEvaluation: Sendable {
                   let doc = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
                   let truth = (doc["hr_bpm"] as? NSNumber)?.doubleValue else { continue }
             var result = Result(name: name, truthBPM: truth, seconds: 0)
+            let start = DispatchTime.now().uptimeNanoseconds
             do {
-                let means = try VideoColorMeans(path: url.path, options: .init(maxDimension: maxDimension))
+                let means = try VideoColorMeans(
+                    path: url.path, options: .init(maxDimension: maxDimension), tiles: tileGrid)
                 let recording = try PulseRecording.colors(means.samples, source: url.path)
                 result.seconds = recording.duration
                 let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate)
                 result.estimatedBPM = analysis.heartRate?.bpm
                 result.confidence = analysis.heartRate?.confidence
+                result.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                result.evidence = VideoPulseEvidence(
+                    samples: means.samples, analysis: analysis, tiles: means.tileStatistics)
             } catch let error as InputError {
                 result.failure = error.message
             }

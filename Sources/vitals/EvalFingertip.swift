@@ -52,7 +52,7 @@ struct EvalFingertip: ParsableCommand {
                     return .object([
                         ("name", .string(sub.name)), ("windows", .number(Double(ss.scored))),
                         ("answered", .number(Double(ss.answered))), ("within_5", .number(Double(ss.within5))),
-                        ("mae_bpm", .num(ss.meanAbsoluteError, digits: 2)),
+                        ("mae_bpm", .num(ss.meanAbsoluteError, digits: 2)), ("half_double", .number(Double(ss.halfOrDouble))),
                         ("whole_bpm", .num(sub.wholeBPM, digits: 2)), ("truth_median_bpm", .num(sub.truthMedian, digits: 2)),
                         ("truth_notes", .array(sub.truthNotes.map { .string($0) })),
                     ])

@@ -28,6 +28,20 @@ struct EvalVideo: ParsableCommand {
                         ("bpm", .num(r.estimatedBPM, digits: 2)), ("confidence", .num(r.confidence, digits: 3)),
                         ("error_bpm", .num(r.error, digits: 2)), ("within_5", .bool(r.isWithinTolerance)),
                         ("seconds", .num(r.seconds, digits: 2)),
+                        ("x_real_time", .num(r.realTimeFactor, digits: 1)),
+                        ("red_clipped_tiles", .num(r.evidence?.clippedTileFraction, digits: 3)),
+                        ("frame_step", r.evidence?.frameStep.map { s in
+                            .object([
+                                ("period_frames", .number(Double(s.period))),
+                                ("hz", .num(s.frequency, digits: 3)),
+                                ("strength", .num(s.strength, digits: 1)),
+                            ])
+                        } ?? .null),
+                        ("channel", r.evidence?.channel.map { .string($0) } ?? .null),
+                        ("spectral_peaks", .array((r.evidence?.peaks ?? []).map { p in
+                            .object([("bpm", .num(p.bpm, digits: 1)), ("relative_power", .num(p.relativePower, digits: 3))])
+                        })),
+                        ("note", r.evidence.map { .string($0.note) } ?? .null),
                         ("failure", r.failure.map { .string($0) } ?? .null),
                     ])
                 })),
@@ -40,14 +54,18 @@ struct EvalVideo: ParsableCommand {
             ])
             print(doc.serialized())
         } else {
-            print("video".padding(toLength: 16, withPad: " ", startingAt: 0) + "  truth   vitals   error  conf")
+            print("video".padding(toLength: 16, withPad: " ", startingAt: 0) + "  truth   vitals   error  conf  x real time")
             for r in eval.results {
                 let est = r.estimatedBPM.map { String(format: "%6.1f", $0) } ?? (r.failure == nil ? "  none" : " error")
                 let err = r.error.map { String(format: "%6.1f", $0) } ?? "     -"
                 let conf = r.confidence.map { String(format: "%5.2f", $0) } ?? "    -"
                 print(r.name.padding(toLength: 16, withPad: " ", startingAt: 0)
                       + String(format: " %6.1f", r.truthBPM) + "   \(est)  \(err)  \(conf)"
+                      + (r.realTimeFactor.map { String(format: "  %6.1f", $0) } ?? "       -")
                       + (r.isWithinTolerance ? "" : "  (off)") + (r.failure.map { "  \($0)" } ?? ""))
+            }
+            for r in eval.results where !r.isWithinTolerance {
+                if let e = r.evidence { print("  \(r.name): \(e.note)") }
             }
             print("within 5 bpm: \(eval.withinTolerance) of \(eval.results.count) (issue 3 asks for 6 of 7) \(pass ? "met" : "NOT met")")
         }
