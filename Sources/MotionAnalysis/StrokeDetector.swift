@@ -24,7 +24,14 @@ import Foundation
 ///    no attitude estimate, which is poor while the gyroscope clips.
 /// 5. **The peak is the forward swing**: `peakSearch` (0.9 s) spans the backswing-to-forward-swing
 ///    interval (0.6-0.7 s in the recordings), so a backswing fast enough to trigger does not anchor
-///    the stroke and push the real forward swing into the refractory time.
+///    the stroke and push the real forward swing into the refractory time. Only a stroke starts the
+///    refractory time: a rejected candidate (a backswing or a gesture) does not block the stroke after it.
+/// 6. **Missing data is no evidence**: logs lose samples (the tennis-ace watch drops 0.15-0.4 s every
+///    2 s, so two strokes in three have a gap within 0.6 s of their peak). An interval longer than
+///    `gapInterval` adds nothing to the rotation angle, the forward-swing sum or a serve's build-up:
+///    one sample's rate says nothing about the time before it, and a peak found right after a gap
+///    usually stands in for the real forward swing inside it. A serve needs `serveBuildUp` of fast
+///    rotation *observed* before the peak.
 ///
 /// Constants were chosen on the tennis-ace recordings (see README); the numbers are named here with
 /// their units. Decisions are made `window` after the peak; memory is a fixed ring.
@@ -46,8 +53,9 @@ public struct StrokeDetector: Sendable {
         public var serveRate: Double = 4.0
         /// A fast-rotation episode at least this long (s) is a serve ...
         public var serveDuration: Double = 0.6
-        /// ... if at least this much of it (s) comes before the peak (0.2: ground strokes in the first
-        /// session of each tennis-ace file median 0.1-0.15 s, serves 0.5 s; checked on the second).
+        /// ... if at least this much of it (s), observed (gaps excluded), comes before the peak (0.2:
+        /// ground strokes in the first session of each tennis-ace file median 0.1-0.15 s, serves 0.5 s;
+        /// checked on the second).
         public var serveBuildUp: Double = 0.2
         /// Forward swing: from this long before the peak (s) ...
         public var forwardSwingBefore: Double = 0.3
@@ -58,6 +66,11 @@ public struct StrokeDetector: Sendable {
         public var peakSearch: Double = 0.9
         /// A longer interval between samples restarts the detector, s.
         public var maximumInterval: Double = 0.5
+        /// A longer interval between samples (s) is missing data: it adds nothing to the angle, the
+        /// forward-swing sum or the observed build-up. 0.1 s: 2.5 intervals at the slowest rate swing
+        /// detection accepts (25 Hz, `SwingAnalysis.minimumSampleRate`) and below the shortest batch
+        /// gap of the tennis-ace logs (0.15 s); 0.03-0.1 s give the same strokes there (nothing was tuned).
+        public var gapInterval: Double = 0.1
         /// Highest sample rate the ring is sized for, Hz (faster logs keep only the newest samples).
         public var maximumSampleRate: Double = 200
         public init() {}
@@ -125,8 +138,9 @@ public struct StrokeDetector: Sendable {
         case let .collecting(peakTime, peakRate):
             if m.time >= peakTime + parameters.window {
                 phase = .idle
-                lastPeak = peakTime
-                return decide(peakTime: peakTime, peakRate: peakRate)
+                let stroke = decide(peakTime: peakTime, peakRate: peakRate)
+                if stroke != nil { lastPeak = peakTime }
+                return stroke
             }
         }
         return nil
@@ -146,7 +160,7 @@ public struct StrokeDetector: Sendable {
         guard angle >= p.angleThreshold, maxAcc >= p.accelerationThreshold else { return nil }
         let kind: SwingKind
         let fast = fastEpisode(peakTime: peakTime)
-        if fast.end - fast.start >= p.serveDuration && peakTime - fast.start >= p.serveBuildUp {
+        if fast.end - fast.start >= p.serveDuration && fast.observedBuildUp >= p.serveBuildUp {
             kind = .serve
         } else if forward < 0 {
             kind = wrist == .right ? .forehand : .backhand   // negative about the device's y axis
@@ -161,12 +175,14 @@ public struct StrokeDetector: Sendable {
         return i < 0 ? i + ring.count : i
     }
 
-    /// Start and end times (s) of the contiguous run of |ω| ≥ serveRate that holds the peak, within the window.
-    private func fastEpisode(peakTime: Double) -> (start: Double, end: Double) {
+    /// Start and end times (s) of the run of samples with |ω| ≥ serveRate that holds the peak, within
+    /// the window, and how much of the run up to the peak was observed (s; intervals over `gapInterval`
+    /// left out).
+    private func fastEpisode(peakTime: Double) -> (start: Double, end: Double, observedBuildUp: Double) {
         let p = parameters
         var k = 0
         while k < filled && ring[index(back: k)].time > peakTime { k += 1 }
-        guard k < filled else { return (peakTime, peakTime) }
+        guard k < filled else { return (peakTime, peakTime, 0) }
         var newest = k, oldest = k
         while newest > 0 {
             let s = ring[index(back: newest - 1)]
@@ -178,7 +194,14 @@ public struct StrokeDetector: Sendable {
             guard s.rate >= p.serveRate, s.time >= peakTime - p.window else { break }
             oldest += 1
         }
-        return (ring[index(back: oldest)].time, ring[index(back: newest)].time)
+        var observed = 0.0
+        var j = oldest
+        while j > k {
+            let interval = ring[index(back: j - 1)].time - ring[index(back: j)].time
+            if interval <= p.gapInterval { observed += interval }
+            j -= 1
+        }
+        return (ring[index(back: oldest)].time, ring[index(back: newest)].time, observed)
     }
 
     private func sums(peakTime: Double) -> (angle: Double, maxAcc: Double, forward: Double) {
@@ -190,7 +213,8 @@ public struct StrokeDetector: Sendable {
             if i < 0 { i += ring.count }
             let s = ring[i]
             guard s.time >= peakTime - p.window && s.time <= peakTime + p.window else { continue }
-            let dt = previousTime.isNaN ? 0 : min(s.time - previousTime, p.maximumInterval)
+            let interval = s.time - previousTime
+            let dt = interval <= p.gapInterval ? interval : 0  // NaN (first sample) and gaps add nothing
             previousTime = s.time
             angle += s.rate * dt
             maxAcc = max(maxAcc, s.acceleration)

@@ -18,6 +18,13 @@ public struct BeatEvaluation: Sendable {
     /// |IBI - RR| in milliseconds, over consecutive matched pairs whose beats are not flagged.
     public var intervalErrorsMS: [Double]
     public var flaggedBeats: Int
+    /// R-peaks next to an implausible R-R interval (see ``implausibleReferences(_:)``): ectopic beats
+    /// or errors of the R-peak detector in ECG noise.
+    public var implausibleReferences: Int = 0
+    /// Sensitivity over the plausible R-peaks only, and PPV over the beats more than 0.5 s from any
+    /// implausible R-peak: how the beats fare where the reference itself can be trusted.
+    public var sensitivityPlausible: Double = .nan
+    public var ppvPlausible: Double = .nan
 
     public var sensitivity: Double { Double(truePositives) / Double(max(1, references)) }
     public var positivePredictiveValue: Double { Double(truePositives) / Double(max(1, beats)) }
@@ -53,9 +60,36 @@ public struct BeatEvaluation: Sendable {
             guard let a = match[i - 1], let b = match[i], b == a + 1, !beats[i].isArtifact else { continue }
             errors.append(abs((times[i] - times[i - 1]) - (rPeaks[b] - rPeaks[a])) * 1000)
         }
-        return BeatEvaluation(name: name, beats: times.count, references: rPeaks.count, truePositives: used.count,
-                              arrivalDelay: delay, intervalErrorsMS: errors,
-                              flaggedBeats: beats.filter(\.isArtifact).count)
+        var result = BeatEvaluation(name: name, beats: times.count, references: rPeaks.count, truePositives: used.count,
+                                    arrivalDelay: delay, intervalErrorsMS: errors,
+                                    flaggedBeats: beats.filter(\.isArtifact).count)
+        let implausible = implausibleReferences(rPeaks)
+        result.implausibleReferences = implausible.filter { $0 }.count
+        let plausible = rPeaks.indices.filter { !implausible[$0] }
+        result.sensitivityPlausible = Double(plausible.filter { used.contains($0) }.count) / Double(max(1, plausible.count))
+        let doubtfulTimes = rPeaks.indices.filter { implausible[$0] }.map { rPeaks[$0] }
+        let clear = times.indices.filter { i in !doubtfulTimes.contains { abs($0 - (times[i] - delay)) < 0.5 } }
+        result.ppvPlausible = Double(clear.filter { match[$0] != nil }.count) / Double(max(1, clear.count))
+        return result
+    }
+
+    /// Marks R-peaks next to an R-R interval more than 30 % away from the median of its 10 neighbours
+    /// (5 each side): a sinus rhythm does not change that fast, so either the heart skipped (ectopy) or
+    /// the R-peak detector did (spurious or missed R-peaks in a noisy ECG).
+    public static func implausibleReferences(_ rPeaks: [Double]) -> [Bool] {
+        var marks = [Bool](repeating: false, count: rPeaks.count)
+        guard rPeaks.count > 2 else { return marks }
+        let rr = zip(rPeaks.dropFirst(), rPeaks).map { $0 - $1 }
+        for i in rr.indices {
+            let neighbours = Array(rr[max(0, i - 5)..<i]) + Array(rr[(i + 1)..<min(rr.count, i + 6)])
+            guard !neighbours.isEmpty else { continue }
+            let m = Statistics.median(neighbours)
+            if abs(rr[i] - m) > 0.3 * m {
+                marks[i] = true
+                marks[i + 1] = true
+            }
+        }
+        return marks
     }
 
     /// Scores every `NAME.csv` (`time_s`, ..., `ppg`) with a `NAME_rpeaks.csv` (`time_s`) in `directory`.

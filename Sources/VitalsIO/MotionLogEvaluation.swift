@@ -63,6 +63,80 @@ public enum MotionEvaluation {
 }
 
 extension MotionEvaluation {
+    // MARK: What limits the attitude filter on a log
+
+    /// How far the inputs alone can carry gravity on logs with Core Motion's own gravity: how fast
+    /// 10-Hz gyro integration drifts from Core Motion's gravity, and how far the accelerometer's
+    /// direction is from it, by rotation rate.
+    public struct AttitudeLimits: Sendable, Codable {
+        /// Median angle (degrees) between Core Motion's gravity n samples later and its gravity
+        /// now carried forward by the logged rotation rate alone (trapezoid rule), for n = 1, 10, 50.
+        public var gyro_drift_deg: [String: Double]
+        public struct RateBin: Sendable, Codable {
+            /// Rotation-rate range, rad/s.
+            public var rate_from: Double
+            public var rate_to: Double?
+            /// Fraction of all samples in the bin.
+            public var fraction: Double
+            /// Median angle between the accelerometer's direction and Core Motion's gravity, degrees.
+            public var accelerometer_median_deg: Double
+            /// Median angle between the filter's gravity and Core Motion's, degrees.
+            public var filter_median_deg: Double
+        }
+        public var by_rotation_rate: [RateBin]
+    }
+
+    /// Pools every sample of `files` (logs with gravity, user acceleration and rotation rate).
+    /// - Throws: `InputError.missingColumn` when a log lacks one of them.
+    public static func attitudeLimits(files: [String], parameters: AttitudeFilter.Parameters) throws -> AttitudeLimits {
+        let steps = [1, 10, 50]
+        var drift = [[Double]](repeating: [], count: steps.count)
+        let edges = [0, 0.1, 0.3, 1, 2, 4, Double.infinity]
+        var accelerometer = [[Double]](repeating: [], count: edges.count - 1)
+        var filtered = [[Double]](repeating: [], count: edges.count - 1)
+        for file in files {
+            let log = try MotionLog.read(path: file)
+            guard let gravity = log.gravity, let user = log.userAcceleration, let rate = log.rotationRate else {
+                throw InputError(.missingColumn, "\(file): needs gravity, user acceleration and rotation rate columns")
+            }
+            // Gravity in the device frame after each step: g ← exp(ω̄ dt)* g (as the filter predicts).
+            var step: [Quaternion] = []
+            for k in 1..<max(1, log.count) {
+                let dt: Double = log.time[k] - log.time[k - 1]
+                let mean: Vector3 = (rate[k] + rate[k - 1]) * 0.5
+                step.append(Quaternion(rotationVector: mean * dt).conjugate)
+            }
+            for (i, n) in steps.enumerated() {
+                for start in stride(from: 0, to: log.count - n, by: 1) {
+                    var g = gravity[start]
+                    for k in start..<(start + n) { g = step[k].rotate(g) }
+                    drift[i].append(g.angle(to: gravity[start + n]) * 180 / .pi)
+                }
+            }
+            var filter = AttitudeFilter(parameters: parameters)
+            for k in 0..<log.count {
+                let a = gravity[k] + user[k]
+                let m = filter.process(IMUSample(time: log.time[k], acceleration: a, rotationRate: rate[k]))
+                let r = rate[k].magnitude
+                guard let bin = (0..<(edges.count - 1)).first(where: { r >= edges[$0] && r < edges[$0 + 1] }) else { continue }
+                accelerometer[bin].append(a.angle(to: gravity[k]) * 180 / .pi)
+                filtered[bin].append(m.gravity.angle(to: gravity[k]) * 180 / .pi)
+            }
+        }
+        let total = Double(max(1, filtered.map(\.count).reduce(0, +)))
+        var driftOut: [String: Double] = [:]
+        for (i, n) in steps.enumerated() { driftOut["steps_\(n)"] = drift[i].isEmpty ? .nan : Statistics.median(drift[i]) }
+        let bins = (0..<(edges.count - 1)).map { b in
+            AttitudeLimits.RateBin(rate_from: edges[b], rate_to: edges[b + 1].isFinite ? edges[b + 1] : nil,
+                                   fraction: Double(filtered[b].count) / total,
+                                   accelerometer_median_deg: accelerometer[b].isEmpty ? .nan : Statistics.median(accelerometer[b]),
+                                   filter_median_deg: filtered[b].isEmpty ? .nan : Statistics.median(filtered[b]))
+        }
+        return AttitudeLimits(gyro_drift_deg: driftOut, by_rotation_rate: bins)
+    }
+}
+
+extension MotionEvaluation {
     // MARK: Swings
 
     /// Reference stroke count for a recording with one stroke type and no per-swing truth: peaks

@@ -44,16 +44,20 @@ struct EvalBeats: ParsableCommand {
                         ("ibi_median_error_ms", .num(r.medianIntervalErrorMS, digits: 2)),
                         ("ibi_p90_error_ms", .num(r.p90IntervalErrorMS, digits: 2)),
                         ("flagged_beats", .number(Double(r.flaggedBeats))),
+                        ("implausible_reference_peaks", .number(Double(r.implausibleReferences))),
+                        ("sensitivity_plausible_reference", .num(r.sensitivityPlausible, digits: 4)),
+                        ("ppv_plausible_reference", .num(r.ppvPlausible, digits: 4)),
                     ])
                 })),
                 ("gates", .object(gates.map { ($0.0, .bool($0.1)) })),
             ]).serialized())
         } else {
-            print("recording  beats  R-peaks  sens    PPV     delay   IBI med  IBI p90  flagged")
+            print("recording  beats  R-peaks  sens    PPV     delay   IBI med  IBI p90  flagged  | implausible R  sens    PPV where it is plausible")
             for r in results {
-                print(String(format: "%-9@ %6d %8d  %5.1f%%  %5.1f%%  %4.0f ms  %5.1f ms  %5.1f ms  %4d", r.name, r.beats,
-                             r.references, 100 * r.sensitivity, 100 * r.positivePredictiveValue, r.arrivalDelay * 1000,
-                             r.medianIntervalErrorMS, r.p90IntervalErrorMS, r.flaggedBeats))
+                print(String(format: "%-9@ %6d %8d  %5.1f%%  %5.1f%%  %4.0f ms  %5.1f ms  %5.1f ms  %4d     | %6d         %5.1f%%  %5.1f%%",
+                             r.name, r.beats, r.references, 100 * r.sensitivity, 100 * r.positivePredictiveValue,
+                             r.arrivalDelay * 1000, r.medianIntervalErrorMS, r.p90IntervalErrorMS, r.flaggedBeats,
+                             r.implausibleReferences, 100 * r.sensitivityPlausible, 100 * r.ppvPlausible))
             }
             for (name, ok) in gates { print("  [\(ok ? "pass" : "FAIL")] \(name)") }
         }

@@ -16,6 +16,8 @@ struct EvalAttitude: ParsableCommand {
     @Flag(help: "Exit non-zero when the gate fails.") var check = false
     @Option(help: "Fixed complementary correction gain, 1/s, instead of the adaptive gain (tuning).") var gain: Double?
     @Option(help: "Fixed-gain accelerometer trust tolerance, g, instead of the adaptive gain (tuning).") var tolerance: Double?
+    @Flag(help: "Also measure what limits the filter: 10-Hz gyro drift from the log's gravity, accelerometer error by rotation rate.")
+    var limits = false
 
     /// The issue's gate: median gravity error below 2 degrees.
     static let gateDegrees = 2.0
@@ -25,6 +27,7 @@ struct EvalAttitude: ParsableCommand {
         var median_deg: Double
         var gate_deg: Double
         var pass: Bool
+        var limits: MotionEvaluation.AttitudeLimits?
     }
 
     func run() throws {
@@ -33,11 +36,13 @@ struct EvalAttitude: ParsableCommand {
             if gain != nil || tolerance != nil { p.noise = nil }
             if let gain { p.correctionGain = gain }
             if let tolerance { p.accelerationTolerance = tolerance }
-            let rows = try MotionEvaluation.csvFiles(in: directory).map { try MotionEvaluation.attitude(file: $0, parameters: p) }
+            let files = try MotionEvaluation.csvFiles(in: directory)
+            let rows = try files.map { try MotionEvaluation.attitude(file: $0, parameters: p) }
             let median = Statistics.median(rows.map(\.medianDegrees))
             let pass = median < Self.gateDegrees
+            let lim = limits ? try MotionEvaluation.attitudeLimits(files: files, parameters: p) : nil
             if json {
-                try printJSON(Report(files: rows, median_deg: median, gate_deg: Self.gateDegrees, pass: pass))
+                try printJSON(Report(files: rows, median_deg: median, gate_deg: Self.gateDegrees, pass: pass, limits: lim))
             } else {
                 print("file                                         ind  samples  median°   p90°")
                 for r in rows {
@@ -45,6 +50,15 @@ struct EvalAttitude: ParsableCommand {
                           + String(format: " %8d %8.2f %6.2f", r.samples, r.medianDegrees, r.p90Degrees))
                 }
                 print(String(format: "median of file medians %.2f° (gate: < %.1f°) %@", median, Self.gateDegrees, pass ? "PASS" : "FAIL"))
+                if let lim {
+                    print(String(format: "gyro alone from the log's gravity, median drift: %.2f° after 1 sample, %.2f° after 10, %.2f° after 50",
+                                 lim.gyro_drift_deg["steps_1"] ?? .nan, lim.gyro_drift_deg["steps_10"] ?? .nan, lim.gyro_drift_deg["steps_50"] ?? .nan))
+                    print("|ω| rad/s    samples  accelerometer°  filter°   (medians vs the log's gravity)")
+                    for b in lim.by_rotation_rate {
+                        let range = b.rate_to.map { String(format: "%.1f-%.1f", b.rate_from, $0) } ?? String(format: "≥ %.1f", b.rate_from)
+                        print(pad(range, 10) + String(format: " %8.1f%% %14.2f %9.2f", 100 * b.fraction, b.accelerometer_median_deg, b.filter_median_deg))
+                    }
+                }
             }
             if check && !pass { throw ExitCode(1) }
         }

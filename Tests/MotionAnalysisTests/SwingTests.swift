@@ -101,6 +101,44 @@ import Testing
         #expect(d.process(trace).map(\.kind) == [.serve])
     }
 
+    @Test func aServesBuildUpMustBeObservedNotBridgedByADataGap() {
+        // A long forehand-direction rotation (|ω| ≥ 4 rad/s for 0.66 s, 0.33 s of it before the peak) is a
+        // serve; with the samples from 0.3 s to 0.02 s before the peak lost, only 0.04 s of build-up
+        // is seen, so the sweep across the wrist decides (forehand).
+        let whole = Generate.swings([(3, -9, 1.2)], rate: 100, seconds: 6)
+        var a = StrokeDetector()
+        #expect(a.process(whole).map(\.kind) == [.serve])
+        let gapped = whole.filter { !($0.time > 2.7 && $0.time < 2.98) }
+        var b = StrokeDetector()
+        #expect(b.process(gapped).map(\.kind) == [.forehand])
+    }
+
+    @Test func aDataGapAddsNoRotation() {
+        // A short flick (about 1 rad in all) is no stroke, also when a 0.45-s gap ends at its peak:
+        // the first sample after the gap must not be credited with the missing time.
+        let flick = Generate.swings([(3, -7, 0.25)], rate: 100, seconds: 6)
+        var a = StrokeDetector()
+        #expect(a.process(flick).isEmpty)
+        let gapped = flick.filter { !($0.time > 2.55 && $0.time < 2.995) }
+        var b = StrokeDetector()
+        #expect(b.process(gapped).isEmpty)
+    }
+
+    @Test func aRejectedCandidateDoesNotBlockTheStrokeAfterIt() {
+        // A fast gesture without a stroke's acceleration at 2 s, then a forehand at 3.2 s (inside the
+        // 1.3-s refractory time a stroke at 2 s would start; blocked, it would be anchored at 3.3 s).
+        let gesture = Generate.swings([(2, 8, 0.5)], rate: 100, seconds: 6, accelerationPeak: 0.5)
+        let stroke = Generate.swings([(3.2, -9, 0.5)], rate: 100, seconds: 6, seed: 2)
+        let trace = zip(gesture, stroke).map { g, s in
+            DeviceMotion(time: g.time, attitude: g.attitude, gravity: g.gravity, rotationRate: g.rotationRate + s.rotationRate,
+                         userAcceleration: g.userAcceleration + s.userAcceleration)
+        }
+        var d = StrokeDetector()
+        let events = d.process(trace)
+        #expect(events.map(\.kind) == [.forehand])
+        #expect(abs((events.first?.time ?? 0) - 3.2) < 0.05)
+    }
+
     @Test func gentleArmMovementIsNotAStroke() {
         // Fast rotation without the acceleration of a stroke.
         let trace = Generate.swings([(2, -8, 0.5), (5, 8, 0.5)], rate: 100, seconds: 8, accelerationPeak: 0.8)

@@ -1,0 +1,22 @@
+import Testing
+@testable import VitalsIO
+import PulseDetection
+
+@Test func aSpuriousRPeakMarksItsNeighboursImplausibleAndNothingElse() {
+    var r = (0..<40).map { Double($0) * 0.8 }
+    r.insert(20 * 0.8 + 0.3, at: 21)  // an extra R-peak 0.3 s after the 21st
+    let marks = BeatEvaluation.implausibleReferences(r)
+    #expect(marks.indices.filter { marks[$0] } == [20, 21, 22])
+}
+
+@Test func beatsOnEveryPlausibleRPeakScoreFullyWhereTheReferenceIsPlausible() {
+    var r = (0..<60).map { Double($0) * 0.8 }
+    r.insert(30 * 0.8 + 0.3, at: 31)
+    // The pulse follows each true R-peak by 0.2 s; the spurious R-peak has no pulse.
+    let beats = (0..<60).map { Beat(time: Double($0) * 0.8 + 0.2, interval: 0.8, strength: 1) }
+    let e = BeatEvaluation.score(name: "t", beats: beats, rPeaks: r)
+    #expect(e.sensitivity < 1)
+    #expect(e.sensitivityPlausible == 1)
+    #expect(e.ppvPlausible == 1)
+    #expect(abs(e.arrivalDelay - 0.2) < 1e-9)
+}
