@@ -59,14 +59,30 @@ public struct FingertipEvaluation: Sendable {
             let run = longestConstantRun(truth[0], truth[1])
             if run >= 20 { notes.append(String(format: "oximeter reading constant for %.0f s", run)) }
             let whole = analysis.heartRate
-            if let whole, whole.confidence >= 0.8, abs(whole.bpm - Statistics.median(finite)) > 10 {
+            let oximeter = Statistics.median(finite)
+            if let whole, whole.confidence >= 0.8, abs(whole.bpm - oximeter) > 10 {
                 notes.append(String(format: "a clean pulse (confidence %.2f) at %.0f bpm disagrees with the oximeter's %.0f",
-                                    whole.confidence, whole.bpm, Statistics.median(finite)))
+                                    whole.confidence, whole.bpm, oximeter))
+            } else if let whole, let beats = beatRate(analysis), abs(beats.bpm - whole.bpm) <= 0.05 * whole.bpm,
+                      abs(whole.bpm - oximeter) > 0.15 * oximeter {
+                notes.append(String(format: "the pulse's spectrum (%.0f bpm) and its %d beat intervals (%.0f bpm) agree; the oximeter reads %.0f, %.0f %% away",
+                                    whole.bpm, beats.intervals, beats.bpm, oximeter, 100 * abs(whole.bpm - oximeter) / oximeter))
             }
             result.subjects.append(Subject(name: name, windows: windows, wholeBPM: whole?.bpm,
                                            truthMedian: Statistics.median(finite), truthNotes: notes))
         }
         return result
+    }
+
+    /// The rate the accepted beat intervals give (60 / their median), when there are at least 20 of
+    /// them: an estimate independent of the spectral one. Two independent estimates that agree with
+    /// each other and not with the oximeter, by more than any oximeter's stated accuracy (typically
+    /// ±3 bpm or ±2 %; 15 % here), point at the oximeter.
+    static func beatRate(_ analysis: PulseAnalysis) -> (bpm: Double, intervals: Int)? {
+        guard let hrv = analysis.hrv else { return nil }
+        let accepted = zip(hrv.intervals, hrv.accepted).filter(\.1).map(\.0)
+        guard accepted.count >= 20 else { return nil }
+        return (60_000 / Statistics.median(accepted), accepted.count)
     }
 
     static func longestConstantRun(_ t: [Double], _ v: [Double]) -> Double {

@@ -20,3 +20,13 @@ import PulseDetection
     #expect(e.ppvPlausible == 1)
     #expect(abs(e.arrivalDelay - 0.2) < 1e-9)
 }
+
+@Test func theBeatRateOfARecordingAgreesWithItsPulse() throws {
+    var s = SimulatedFinger.Settings()
+    s.bpm = 64
+    var finger = SimulatedFinger(settings: s)
+    let analysis = PulseAnalysis.run(finger.inputs(duration: 60), sampleRate: 30)
+    let beats = try #require(FingertipEvaluation.beatRate(analysis))
+    #expect(beats.intervals >= 40)
+    #expect(abs(beats.bpm - 64) < 2)
+}
