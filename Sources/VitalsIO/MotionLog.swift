@@ -324,11 +324,10 @@ public struct MotionLog: Sendable {
             "roll": ["motionroll", "device:roll", "roll"],
             "pitch": ["motionpitch", "device:pitch", "pitch"],
             "yaw": ["motionyaw", "device:yaw", "yaw"],
-            "altitude": ["altimeterrelativealtitude", "relativealtitude", "relative_altitude"],
+            "altitude": ["altimeterrelativealtitude", "relativealtitude", "relative_altitude", "altitude"],
             "pressure": ["altimeterpressure", "pressure"],
         ]
         for axis in ["x", "y", "z"] {
-            let X = axis.uppercased()
             a["gravity.\(axis)"] = ["motiongravity\(axis)", "device:\(axis)gravity", "gravity_\(axis)", "gravity\(axis)",
                                     "gravity.\(axis)", "grav_\(axis)"]
             a["user.\(axis)"] = ["motionuseracceleration\(axis)", "device:\(axis)acceleration", "useracceleration_\(axis)",
@@ -340,7 +339,6 @@ public struct MotionLog: Sendable {
                                  "g\(axis)", "gyro.\(axis)"]
             a["mag.\(axis)"] = ["motionmagneticfield\(axis)", "magnetometer\(axis)", "mag_\(axis)", "magneticfield\(axis)",
                                 "m\(axis)", "mag.\(axis)"]
-            _ = X
         }
         return a
     }()

@@ -8,6 +8,12 @@ import MotionAnalysis
         try MotionLog.parse(bytes: Array(text.utf8), source: "test.csv", options: options)
     }
 
+    @Test func aBareAltitudeColumnInMetresIsTheRelativeAltitude() throws {
+        let log = try parse("time_s,altitude (m),pressure\n0,0.0,101.2\n1,0.5,101.19\n2,1.25,101.18\n")
+        #expect(log.relativeAltitude == [0, 0.5, 1.25])
+        #expect(log.pressure?.count == 3)
+    }
+
     @Test func readsTheExermoteLayoutSkippingEmptyLeadingRowsAndIgnoringLabels() throws {
         let text = """
         Device: xGravity,Device: yGravity,Device: zGravity,Device: xAcceleration,Device: yAcceleration,Device: zAcceleration,Device: pitch,Device: roll,Device: yaw,Device: xRotationRate,Device: yRotationRate,Device: zRotationRate,exerciseType,exerciseSubType,timeStampSaved,individual
