@@ -292,6 +292,9 @@ public struct RateTracker: Sendable {
         }
         if clipped.count != n { clipped = [Double](repeating: 0, count: n) }
         let limit = 3.0
+        // Without a rate history (the first window after contact) nothing outvotes an artefact, so
+        // samples past the limit are dropped (set to the median) rather than clipped to it.
+        let dropOutliers = !hasHistory
         let m = fftLength
         w.withUnsafeBufferPointer { w in
             frame.withUnsafeMutableBufferPointer { frame in
@@ -299,7 +302,8 @@ public struct RateTracker: Sendable {
                     hann.withUnsafeBufferPointer { hann in
                         var mean = 0.0
                         for i in 0..<n {
-                            let z = min(limit, max(-limit, (w[i] - median) / spread))
+                            let u = (w[i] - median) / spread
+                            let z = dropOutliers && abs(u) > limit ? 0 : min(limit, max(-limit, u))
                             frame[i] = z
                             mean += z
                         }
