@@ -31,8 +31,9 @@ public struct BeatTracker: Sendable {
         public var liveTolerance: Double = 0.2
         /// A live beat's upstroke must be at least this steep relative to the typical one (the beat
         /// detector's own minimum), and at least `liveRelativeStrength` times the lower quartile of the
-        /// last 8 confirmed beats' (robust to a few steep artefacts among them): the gentle rise before a slow pulse's foot is not a beat, and a beat's
-        /// upstroke seldom loses half its steepness from one beat to the next.
+        /// last 8 confirmed beats' (robust to a few steep artefacts among them): the gentle rise before
+        /// a slow pulse's foot is not a beat, and an upstroke seldom loses half its steepness from one
+        /// beat to the next.
         public var liveMinimumStrength: Double = 0.3
         public var liveRelativeStrength: Double = 0.5
         public init() {}
@@ -55,7 +56,7 @@ public struct BeatTracker: Sendable {
     private var lastLiveTime: Double?
     private var liveCandidate: Candidate?
     private var path: [Int] = []
-    /// Strengths of the last confirmed beats, and scratch space for their median.
+    /// Strengths of the last confirmed beats, and scratch space for their lower quartile.
     private var confirmedStrengths = RingBuffer<Double>(capacity: 8)
     private var strengthScratch: [Double] = []
 

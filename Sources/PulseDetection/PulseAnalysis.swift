@@ -11,7 +11,8 @@ public struct PulseAnalysis: Sendable {
     public var estimates: [RateEstimate] = []
     /// Confirmed beats; `isArtifact` marks beats whose interval HRV's correction rejected.
     public var beats: [Beat] = []
-    /// HRV from the confirmed beats (intervals across gaps excluded), nil with fewer than 3 beats.
+    /// HRV from the confirmed beats (intervals across gaps and those touching a beat of doubtful shape
+    /// excluded), nil with fewer than 3 beats.
     public var hrv: HRVResult?
     public var contactEvents: [PulseEvent] = []
     public var gaps: [(from: Double, to: Double)] = []
