@@ -268,7 +268,7 @@ extension MotionEvaluation {
     }
 
     /// Reads Exermote's label columns (`exerciseType`, `timeStampSaved`); only the evaluation does.
-    public static func exermoteTruth(file: String, log: MotionLog) throws -> [TruthSet] {
+    public static func exermoteTruth(file: String) throws -> [TruthSet] {
         let csv = try CSVFile(path: file)
         let typeIndex = try csv.requireColumn("exerciseType")
         let timeIndex = try csv.requireColumn("timeStampSaved")
@@ -300,7 +300,6 @@ extension MotionEvaluation {
             }
         }
         if let c = current { sets.append(c) }
-        _ = log
         return sets
     }
 
@@ -327,7 +326,7 @@ extension MotionEvaluation {
         let motion = try log.deviceMotion()
         var counter = RepCounter(sampleRate: log.sampleRate, parameters: parameters)
         let found = counter.process(motion)
-        let truth = try exermoteTruth(file: file, log: log)
+        let truth = try exermoteTruth(file: file)
         var counted = [Int](repeating: 0, count: truth.count)
         var stray = 0
         for s in found {

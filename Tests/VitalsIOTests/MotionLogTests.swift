@@ -126,8 +126,7 @@ import MotionAnalysis
         }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("exermote-truth-test.csv").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
-        let log = try MotionLog.read(path: path)
-        let sets = try MotionEvaluation.exermoteTruth(file: path, log: log)
+        let sets = try MotionEvaluation.exermoteTruth(file: path)
         #expect(sets.map(\.exercise) == ["Squat", "Situp"])
         #expect(sets.map(\.reps) == [3, 2])
         #expect(sets[0].start_s == 2 && sets[0].end_s == 7)
