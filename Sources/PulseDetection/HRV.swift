@@ -369,7 +369,8 @@ public enum HRV {
     /// is large in strong sinus arrhythmia and across a step in rate, small in a calm rhythm with
     /// occasional ectopic beats (which, being a minority, barely move it). A strictly alternating
     /// rhythm (bigeminy) has a spread near zero, so its intervals are rejected as ectopic pairs.
-    static func localReferences(_ intervals: [Double], inRange: [Bool]) -> [(median: Double, spread: Double)?] {
+    /// Any unit: the medians and spreads come in the intervals' own.
+    public static func localReferences(_ intervals: [Double], inRange: [Bool]) -> [(median: Double, spread: Double)?] {
         let candidates = intervals.indices.filter { inRange[$0] }
         var result = [(median: Double, spread: Double)?](repeating: nil, count: intervals.count)
         var window: [Double] = [], deviations: [Double] = []

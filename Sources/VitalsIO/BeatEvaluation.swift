@@ -73,18 +73,17 @@ public struct BeatEvaluation: Sendable {
         return result
     }
 
-    /// Marks R-peaks next to an R-R interval more than 30 % away from the median of its 10 neighbours
-    /// (5 each side): a sinus rhythm does not change that fast, so either the heart skipped (ectopy) or
-    /// the R-peak detector did (spurious or missed R-peaks in a noisy ECG).
+    /// Marks R-peaks next to an R-R interval more than 30 % away from the median of its neighbours
+    /// (``HRV/localReferences(_:inRange:)``, the reference HRV's own artefact rules use): a sinus
+    /// rhythm does not change that fast, so either the heart skipped (ectopy) or the R-peak detector
+    /// did (spurious or missed R-peaks in a noisy ECG).
     public static func implausibleReferences(_ rPeaks: [Double]) -> [Bool] {
         var marks = [Bool](repeating: false, count: rPeaks.count)
         guard rPeaks.count > 2 else { return marks }
         let rr = zip(rPeaks.dropFirst(), rPeaks).map { $0 - $1 }
-        for i in rr.indices {
-            let neighbours = Array(rr[max(0, i - 5)..<i]) + Array(rr[(i + 1)..<min(rr.count, i + 6)])
-            guard !neighbours.isEmpty else { continue }
-            let m = Statistics.median(neighbours)
-            if abs(rr[i] - m) > 0.3 * m {
+        let references = HRV.localReferences(rr, inRange: [Bool](repeating: true, count: rr.count))
+        for (i, reference) in references.enumerated() {
+            if let m = reference?.median, abs(rr[i] - m) > 0.3 * m {
                 marks[i] = true
                 marks[i + 1] = true
             }
