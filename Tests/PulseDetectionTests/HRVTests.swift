@@ -3,18 +3,6 @@ import SignalProcessing
 import Testing
 @testable import PulseDetection
 
-/// SplitMix64 with a Box-Muller normal deviate (file-private so test helpers never collide).
-private struct HRVTestNoise: RandomNumberGenerator {
-    private var bits: SplitMix64
-    init(seed: UInt64) { bits = SplitMix64(seed: seed) }
-    mutating func next() -> UInt64 { bits.next() }
-    mutating func gaussian() -> Double {
-        let u1 = Double.random(in: Double.leastNonzeroMagnitude..<1, using: &self)
-        let u2 = Double.random(in: 0..<1, using: &self)
-        return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
-    }
-}
-
 /// Beat times (s) from intervals (ms), first beat at `start`.
 private func beatTimes(_ intervals: [Double], start: Double = 0.5) -> [Double] {
     var t = start
@@ -284,7 +272,7 @@ private func heartPyReferenceIntervals() -> [Double] {
     @Test func threeMillisecondTimingJitterChangesRMSSDByLessThanFivePercent() {
         // Timing noise of σ adds about 6σ² to RMSSD² (each difference involves three beat times);
         // ±3 ms uniform jitter (σ = √3 ms) on a series with RMSSD ≈ 25 ms moves it by ~1.5 %.
-        var g = HRVTestNoise(seed: 11)
+        var g = SplitMix64(seed: 11)
         let rr = (0..<600).map { _ in 800 + 18 * g.gaussian() }
         let exact = HRV.measures(intervals: rr).measures.rmssd
         let times = beatTimes(rr).map { $0 + Double.random(in: -0.003...0.003, using: &g) }

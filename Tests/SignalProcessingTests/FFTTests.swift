@@ -24,7 +24,7 @@ private func directDFT(re: [Double], im: [Double]) -> (re: [Double], im: [Double
 
     @Test(arguments: lengths)
     func forwardMatchesDirectDFT(n: Int) {
-        var g = SeededGenerator(seed: UInt64(n))
+        var g = SplitMix64(seed: UInt64(n))
         let re = (0..<n).map { _ in g.gaussian() }
         let im = (0..<n).map { _ in g.gaussian() }
         let (er, ei) = directDFT(re: re, im: im)
@@ -39,7 +39,7 @@ private func directDFT(re: [Double], im: [Double]) -> (re: [Double], im: [Double
 
     @Test(arguments: lengths)
     func realForwardMatchesComplexForward(n: Int) {
-        var g = SeededGenerator(seed: 99 + UInt64(n))
+        var g = SplitMix64(seed: 99 + UInt64(n))
         let x = (0..<n).map { _ in g.gaussian() }
         let a = FFT(count: n).forward(real: x)
         let b = FFT(count: n).forward(re: x, im: [Double](repeating: 0, count: n))
@@ -48,7 +48,7 @@ private func directDFT(re: [Double], im: [Double]) -> (re: [Double], im: [Double
 
     @Test(arguments: lengths)
     func inverseUndoesForward(n: Int) {
-        var g = SeededGenerator(seed: 7 * UInt64(n))
+        var g = SplitMix64(seed: 7 * UInt64(n))
         let re = (0..<n).map { _ in g.gaussian() }
         let im = (0..<n).map { _ in g.gaussian() }
         var plan = FFT(count: n)
@@ -89,7 +89,7 @@ private func directDFT(re: [Double], im: [Double]) -> (re: [Double], im: [Double
 @Suite struct RealFFTTests {
     @Test(arguments: [1, 2, 3, 4, 6, 8, 10, 12, 100, 127, 128, 1000])
     func realTransformMatchesTheComplexOne(n: Int) {
-        var g = SeededGenerator(seed: 500 + UInt64(n))
+        var g = SplitMix64(seed: 500 + UInt64(n))
         let x = (0..<n).map { _ in g.gaussian() }
         let full = FFT(count: n).forward(real: x)
         let half = RealFFT(count: n).forward(x)

@@ -62,7 +62,7 @@ import Testing
     @Test(arguments: [UInt64(1), 2, 3, 4, 5])
     func stackProminencesEqualScipysDirectWalk(seed: UInt64) {
         // Random walks with plateaus (rounded values) exercise ties, plateaus and both ends.
-        var g = SeededGenerator(seed: seed)
+        var g = SplitMix64(seed: seed)
         var v = 0.0
         let x = (0..<2000).map { _ in
             v += g.gaussian()

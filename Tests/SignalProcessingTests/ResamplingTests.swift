@@ -5,7 +5,7 @@ import Testing
 @Suite struct ResamplingTests {
     /// 30 Hz timestamps with ±3 ms jitter and ~2 % of samples dropped (seeded).
     static func jitteredTimes(count: Int, seed: UInt64) -> [Double] {
-        var g = SeededGenerator(seed: seed)
+        var g = SplitMix64(seed: seed)
         var t: [Double] = []
         for k in 0..<count {
             if k > 0 && k < count - 1 && Double.random(in: 0..<1, using: &g) < 0.02 { continue }

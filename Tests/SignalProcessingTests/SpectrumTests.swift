@@ -36,7 +36,7 @@ import Testing
     @Test(arguments: [64, 100, 257])
     func periodogramSatisfiesParseval(n: Int) {
         // Rectangular window, mean removed: Σ density × Δf equals the population variance exactly.
-        var g = SeededGenerator(seed: UInt64(n))
+        var g = SplitMix64(seed: UInt64(n))
         let x = (0..<n).map { _ in 2 + g.gaussian() }
         let fs = 50.0
         let s = Spectrum.periodogram(x, sampleRate: fs)
@@ -48,7 +48,7 @@ import Testing
 
     @Test func welchOfWhiteNoiseIntegratesToItsVariance() {
         // Unit-variance white noise: flat density 2/fs one-sided; the integral is 1 within a few %.
-        var g = SeededGenerator(seed: 2024)
+        var g = SplitMix64(seed: 2024)
         let x = (0..<40_000).map { _ in g.gaussian() }
         let fs = 100.0
         let s = Spectrum.welch(x, sampleRate: fs, segmentLength: 256)
