@@ -419,8 +419,20 @@ public struct PulseAnalyzer: Sendable {
         let showsLive = isSelected && latestBPM != nil
         let showsWaveform = isSelected && settings.emitsWaveform
         let holdoff = settings.clippingHoldoff
+        // The channel's detector, window and sorted window are worked on as locals for the run, moved
+        // out of their arrays (a swap with an empty stand-in: no copy, no allocation) and put back at
+        // the end: the per-sample loop then keeps their state in registers instead of checking each
+        // array's uniqueness and going through it every sample. The stand-in detector carries the
+        // expected period, the one field read (by `confirm`) while the real one is out.
+        var detector = BeatDetector(rate: sampleRate, settings: settings.beats)
+        detector.expectedPeriod = detectors[ch].expectedPeriod
+        swap(&detector, &detectors[ch])
+        var window = RingBuffer<Double>(capacity: 1)
+        swap(&window, &windows[ch])
+        var sorted: [Double] = []
+        swap(&sorted, &sortedWindows[ch])
         let liveDelay = min(settings.maximumLiveBeatDelay,
-                            max(settings.liveBeatDelay, settings.liveBeatDelayFraction * detectors[ch].expectedPeriod))
+                            max(settings.liveBeatDelay, settings.liveBeatDelayFraction * detector.expectedPeriod))
         var g = gridCount
         var untilDecimate = decimation - g % decimation  // samples until g % decimation == 0
         for k in range {
@@ -433,10 +445,10 @@ public struct PulseAnalyzer: Sendable {
             if untilDecimate == 0 {
                 untilDecimate = decimation
                 let z = track[k]
-                let old = windows[ch].append(z)
-                Self.replace(old, with: z, inSorted: &sortedWindows[ch])
+                let old = window.append(z)
+                Self.replace(old, with: z, inSorted: &sorted)
             }
-            _ = detectors[ch].process(time: time, value: y)
+            _ = detector.process(time: time, value: y)
             // A run of identical samples is a clipped or disconnected sensor, not a pulse: upstrokes
             // next to one are not beats.
             if x == last {
@@ -446,10 +458,10 @@ public struct PulseAnalyzer: Sendable {
                 run = 0
             }
             last = x
-            if let c = detectors[ch].candidate, c.time >= blocked {
+            if let c = detector.candidate, c.time >= blocked {
                 if hasPeriod {
                     var confirmed: [Beat] = []
-                    trackers[ch].add(time: c.time, strength: c.strength, period: detectors[ch].expectedPeriod, now: time) {
+                    trackers[ch].add(time: c.time, strength: c.strength, period: detector.expectedPeriod, now: time) {
                         confirmed.append($0)
                     }
                     if isSelected && !confirmed.isEmpty {
@@ -472,6 +484,9 @@ public struct PulseAnalyzer: Sendable {
         lastValues[ch] = last
         flatRuns[ch] = run
         blockedUntil[ch] = blocked
+        swap(&detector, &detectors[ch])
+        swap(&window, &windows[ch])
+        swap(&sorted, &sortedWindows[ch])
     }
 
     private mutating func analyseWindow(endTime: Double, emit: (PulseEvent) -> Void) {
