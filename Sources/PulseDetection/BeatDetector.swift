@@ -117,7 +117,7 @@ public struct BeatDetector: Sendable {
         guard strengths.count >= 3 else { return nil }
         sortScratch.removeAll(keepingCapacity: true)
         sortScratch.append(contentsOf: strengths)
-        sortScratch.sort()
+        sortScratch.insertionSort()
         return Statistics.percentile(sorted: sortScratch, 50)
     }
 }

@@ -48,7 +48,9 @@ public struct BeatTracker: Sendable {
         var bridged: Bool  // reached by a jump: no interval to report
     }
 
-    public var settings: Settings
+    public var settings: Settings {
+        didSet { cachedStrengthFloor = nil }
+    }
     private var candidates: [Candidate] = []
     private var base = 0  // absolute index of candidates[0]
     private var anchor: Int?  // absolute index of the last confirmed beat
@@ -58,6 +60,9 @@ public struct BeatTracker: Sendable {
     private var path: [Int] = []
     /// Strengths of the last confirmed beats, and scratch space for their lower quartile.
     private var confirmedStrengths = RingBuffer<Double>(capacity: 8)
+    /// ``liveStrengthFloor()`` of the current `confirmedStrengths` and settings (it is asked for with
+    /// every candidate and changes only when a beat is confirmed); nil when it must be worked out.
+    private var cachedStrengthFloor: Double?
     private var strengthScratch: [Double] = []
 
     public init(settings: Settings = Settings()) {
@@ -72,6 +77,7 @@ public struct BeatTracker: Sendable {
         lastLiveTime = nil
         liveCandidate = nil
         confirmedStrengths.removeAll()
+        cachedStrengthFloor = nil
     }
 
     /// Whether a candidate waits to be shown live (``live(now:delay:lateness:)`` can only then return one).
@@ -95,12 +101,15 @@ public struct BeatTracker: Sendable {
     }
 
     private mutating func liveStrengthFloor() -> Double {
+        if let floor = cachedStrengthFloor { return floor }
         guard confirmedStrengths.count >= 3 else { return settings.liveMinimumStrength }
         strengthScratch.removeAll(keepingCapacity: true)
         strengthScratch.append(contentsOf: confirmedStrengths)
-        strengthScratch.sort()
+        strengthScratch.insertionSort()
         let lowerQuartile = Statistics.percentile(sorted: strengthScratch, 25)
-        return max(settings.liveMinimumStrength, settings.liveRelativeStrength * lowerQuartile)
+        let floor = max(settings.liveMinimumStrength, settings.liveRelativeStrength * lowerQuartile)
+        cachedStrengthFloor = floor
+        return floor
     }
 
     /// After a candidate arrives: the candidate that now ends the best sequence, if it is new.
@@ -191,6 +200,7 @@ public struct BeatTracker: Sendable {
             let interval = (c.bridged || lastConfirmedTime == nil || c.back != newAnchor) ? nil : c.time - lastConfirmedTime!
             emit(Beat(time: c.time, interval: interval, strength: c.strength))
             confirmedStrengths.append(c.strength)
+            cachedStrengthFloor = nil
             lastConfirmedTime = c.time
             newAnchor = k
         }

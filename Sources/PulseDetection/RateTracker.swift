@@ -352,9 +352,6 @@ public struct RateTracker: Sendable {
         let n = x.count
         guard l0 >= 1, l0 + 2 < n else { return 0 }
         return x.withUnsafeBufferPointer { x in
-            var energy = 0.0
-            for v in x { energy += v * v }
-            guard energy > 0 else { return 0 }
             let f = lag - Double(l0)
             // Catmull-Rom weights of x[j-1], x[j], x[j+1], x[j+2] at j + f.
             let f2 = f * f, f3 = f2 * f
@@ -362,14 +359,18 @@ public struct RateTracker: Sendable {
             let w1 = 0.5 * (3 * f3 - 5 * f2 + 2)
             let w2 = 0.5 * (-3 * f3 + 4 * f2 + f)
             let w3 = 0.5 * (f3 - f2)
-            // j = i + l0 >= 1 for every i (l0 >= 1): every term counts.
-            var s = 0.0
+            // j = i + l0 >= 1 for every i (l0 >= 1): every term counts. The energy (sum of squares,
+            // in index order) is summed in the same pass: two independent sums overlap in the
+            // processor, each added in the order a loop of its own would.
+            var s = 0.0, energy = 0.0
             let count = n - l0 - 2
             for i in 0..<count {
                 let j = i + l0
+                energy += x[i] * x[i]
                 s += x[i] * (w0 * x[j - 1] + w1 * x[j] + w2 * x[j + 1] + w3 * x[j + 2])
             }
-            guard count > 0 else { return 0 }
+            for i in count..<n { energy += x[i] * x[i] }
+            guard energy > 0, count > 0 else { return 0 }
             return s / energy * Double(n) / Double(count)
         }
     }

@@ -68,6 +68,28 @@ extension Statistics {
     }
 
     /// Reorders `a` so that `a[k]` is the k-th smallest value, smaller ones before it, larger after.
+    /// The `p`-th percentile of the values in `buffer`, equal to ``percentile(_:_:)`` of them (the
+    /// same two order statistics, interpolated by the same formula), found by selection instead of a
+    /// sort. Reorders `buffer`. For finite values (selection assumes a total order).
+    /// - Complexity: O(n) on average; allocates nothing.
+    @inlinable
+    public static func selectPercentile(_ buffer: UnsafeMutableBufferPointer<Double>, _ p: Double) -> Double {
+        let n = buffer.count
+        guard n > 0 else { return .nan }
+        let rank = min(max(p, 0), 100) / 100 * Double(n - 1)
+        let lo = Int(rank.rounded(.down))
+        let hi = min(lo + 1, n - 1)
+        let a = select(buffer, lo)
+        // After selection no value right of `lo` is smaller than `a`: the next order statistic is
+        // their minimum.
+        var b = a
+        if hi > lo {
+            b = buffer[hi]
+            for i in hi..<n where buffer[i] < b { b = buffer[i] }
+        }
+        return a + (b - a) * (rank - Double(lo))
+    }
+
     @inlinable
     static func select(_ a: UnsafeMutableBufferPointer<Double>, _ k: Int) -> Double {
         var lo = 0

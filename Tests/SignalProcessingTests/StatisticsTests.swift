@@ -37,3 +37,17 @@ import Testing
         #expect(got == expected)
     }
 }
+
+@Suite struct SelectPercentileTests {
+    @Test(arguments: [1, 2, 3, 4, 5, 10, 11, 100, 101, 1000])
+    func selectionPercentileEqualsTheSortedPercentileBitForBit(count: Int) {
+        var random = SplitMix64(seed: UInt64(count))
+        var values: [Double] = (0..<count).map { _ in random.gaussian() * 100 }
+        values += values.prefix(count / 3)  // ties
+        for p in [0, 10, 25, 50, 73.3, 90, 100.0] {
+            var scratch = values
+            let got = scratch.withUnsafeMutableBufferPointer { Statistics.selectPercentile($0, p) }
+            #expect(got.bitPattern == Statistics.percentile(values, p).bitPattern, "p = \(p)")
+        }
+    }
+}
