@@ -33,6 +33,15 @@ public struct PulseAnalysis: Sendable {
         var result = PulseAnalysis()
         result.analysisWindow = settings.windowSeconds
         result.minimumConfidence = settings.minimumConfidence
+        // Room for the results an input of this length gives (one update per hop; beats at up to
+        // 120 bpm), taken once instead of grown by doubling (each growth copies and touches new
+        // memory). Inputs are about one per grid sample; a longer result still grows as usual.
+        let count = inputs.underestimatedCount
+        let hops = count / max(1, Int((settings.hopSeconds * sampleRate).rounded())) + 1
+        result.updates.reserveCapacity(hops)
+        result.estimates.reserveCapacity(hops)
+        result.rates.reserveCapacity(hops)
+        result.beats.reserveCapacity(Int(2 * Double(count) / sampleRate) + 1)
         let handle: (PulseEvent) -> Void = { event in
             observe?(event)
             switch event {
