@@ -177,23 +177,26 @@ private struct Radix2: Sendable {
                 p += 2
             }
         }
-        // h = 1: twiddle 1.
+        guard n > 2 else {
+            // h = 1 only: twiddle 1.
+            let ar = r[0], ai = i[0], br = r[1], bi = i[1]
+            r[0] = ar + br; i[0] = ai + bi
+            r[1] = ar - br; i[1] = ai - bi
+            return
+        }
+        // h = 1 (twiddle 1) and h = 2 (twiddles 1 and -i) in one pass over each group of four: the
+        // same operations on the same values as two passes, without storing and reloading between.
         var k = 0
         while k < n {
-            let ar = r[k], ai = i[k], br = r[k + 1], bi = i[k + 1]
-            r[k] = ar + br; i[k] = ai + bi
-            r[k + 1] = ar - br; i[k + 1] = ai - bi
-            k += 2
-        }
-        guard n > 2 else { return }
-        // h = 2: twiddles 1 and -i.
-        k = 0
-        while k < n {
-            let ar = r[k], ai = i[k], br = r[k + 2], bi = i[k + 2]
+            // h = 1: (x0, x1) and (x2, x3).
+            let x0r = r[k], x0i = i[k], x1r = r[k + 1], x1i = i[k + 1]
+            let x2r = r[k + 2], x2i = i[k + 2], x3r = r[k + 3], x3i = i[k + 3]
+            let ar = x0r + x1r, ai = x0i + x1i, er = x0r - x1r, ei = x0i - x1i
+            let br = x2r + x3r, bi = x2i + x3i, dr = x2r - x3r, di = x2i - x3i
+            // h = 2: (a, b) with twiddle 1, (e, d) with -i: (dr + i di)(-i) = di - i dr.
             r[k] = ar + br; i[k] = ai + bi
             r[k + 2] = ar - br; i[k + 2] = ai - bi
-            // (cr + i ci)(-i) = ci - i cr
-            let er = r[k + 1], ei = i[k + 1], cr = i[k + 3], ci = -r[k + 3]
+            let cr = di, ci = -dr
             r[k + 1] = er + cr; i[k + 1] = ei + ci
             r[k + 3] = er - cr; i[k + 3] = ei - ci
             k += 4
