@@ -99,8 +99,10 @@ public struct PulseAnalyzer: Sendable {
     private let flatSamples: Int
     private var windows: [RingBuffer<Double>] = []
     private var windowScratch: [[Double]] = []
-    /// The same windows kept sorted as samples arrive and leave (the tracker's median and MAD).
+    /// The same windows sorted (the tracker's median and MAD), brought up to date before each
+    /// analysis from the values that arrived and left since (`windowChanges`).
     private var sortedWindows: [[Double]] = []
+    private var windowChanges: [SortedWindowChanges] = []
     private var tracker: RateTracker
     private var orientation: [Double] = []
     private let decimation: Int
@@ -157,9 +159,11 @@ public struct PulseAnalyzer: Sendable {
         windows = Array(repeating: RingBuffer(capacity: capacity), count: n)
         windowScratch = Array(repeating: [], count: n)
         sortedWindows = Array(repeating: [], count: n)
+        windowChanges = []
         for i in 0..<n {
             windowScratch[i].reserveCapacity(capacity)
-            sortedWindows[i].reserveCapacity(capacity + 1)
+            sortedWindows[i].reserveCapacity(capacity)
+            windowChanges.append(SortedWindowChanges(capacity: capacity))
         }
         orientation = color ? [-1, -1, -1, 1] : [1]
         levels = Array(repeating: 0, count: n)
@@ -182,6 +186,7 @@ public struct PulseAnalyzer: Sendable {
             shapes[i].reset()
             windows[i].removeAll()
             sortedWindows[i].removeAll(keepingCapacity: true)
+            windowChanges[i].removeAll()
             lastValues[i] = .nan
             flatRuns[i] = 0
             blockedUntil[i] = -.infinity
@@ -419,7 +424,7 @@ public struct PulseAnalyzer: Sendable {
         let showsLive = isSelected && latestBPM != nil
         let showsWaveform = isSelected && settings.emitsWaveform
         let holdoff = settings.clippingHoldoff
-        // The channel's detector, window and sorted window are worked on as locals for the run, moved
+        // The channel's detector, window and window changes are worked on as locals for the run, moved
         // out of their arrays (a swap with an empty stand-in: no copy, no allocation) and put back at
         // the end: the per-sample loop then keeps their state in registers instead of checking each
         // array's uniqueness and going through it every sample. The stand-in detector carries the
@@ -429,8 +434,8 @@ public struct PulseAnalyzer: Sendable {
         swap(&detector, &detectors[ch])
         var window = RingBuffer<Double>(capacity: 1)
         swap(&window, &windows[ch])
-        var sorted: [Double] = []
-        swap(&sorted, &sortedWindows[ch])
+        var changes = SortedWindowChanges()
+        swap(&changes, &windowChanges[ch])
         let liveDelay = min(settings.maximumLiveBeatDelay,
                             max(settings.liveBeatDelay, settings.liveBeatDelayFraction * detector.expectedPeriod))
         var g = gridCount
@@ -445,8 +450,7 @@ public struct PulseAnalyzer: Sendable {
             if untilDecimate == 0 {
                 untilDecimate = decimation
                 let z = track[k]
-                let old = window.append(z)
-                Self.replace(old, with: z, inSorted: &sorted)
+                changes.record(arrival: z, departure: window.append(z))
             }
             _ = detector.process(time: time, value: y)
             // A run of identical samples is a clipped or disconnected sensor, not a pulse: upstrokes
@@ -486,7 +490,7 @@ public struct PulseAnalyzer: Sendable {
         blockedUntil[ch] = blocked
         swap(&detector, &detectors[ch])
         swap(&window, &windows[ch])
-        swap(&sorted, &sortedWindows[ch])
+        swap(&changes, &windowChanges[ch])
     }
 
     private mutating func analyseWindow(endTime: Double, emit: (PulseEvent) -> Void) {
@@ -494,6 +498,7 @@ public struct PulseAnalyzer: Sendable {
         for ch in 0..<n {
             windowScratch[ch].removeAll(keepingCapacity: true)
             windows[ch].appendElements(to: &windowScratch[ch])
+            windowChanges[ch].apply(to: &sortedWindows[ch])
         }
         guard let u = tracker.update(windows: windowScratch, sorted: sortedWindows) else { return }
         if isColor == true { orientHue(best: u.channel) }
@@ -563,49 +568,6 @@ public struct PulseAnalyzer: Sendable {
         b.sections[0] = b0
         b.sections[1] = b1
         return true
-    }
-
-    /// Removes one `old` value (if any) from the ascending array `sorted` and inserts `new` in order.
-    /// - Complexity: O(count); allocates nothing within the reserved capacity.
-    private static func replace(_ old: Double?, with new: Double, inSorted sorted: inout [Double]) {
-        guard let old else {
-            // Still filling: insert by shifting the larger values up one place.
-            sorted.append(new)
-            sorted.withUnsafeMutableBufferPointer { s in
-                var i = s.count - 1
-                while i > 0, s[i - 1] > new {
-                    s[i] = s[i - 1]
-                    i -= 1
-                }
-                s[i] = new
-            }
-            return
-        }
-        sorted.withUnsafeMutableBufferPointer { s in
-            // Find `old` (branch-free binary search), then shift the values between it and `new`'s
-            // place by one.
-            var lo = 0, count = s.count
-            while count > 1 {
-                let half = count / 2
-                lo = s[lo + half - 1] < old ? lo + half : lo
-                count -= half
-            }
-            if count == 1, s[lo] < old { lo += 1 }
-            precondition(lo < s.count && s[lo] == old, "sorted window out of step with its ring")
-            var i = lo
-            if new > old {
-                while i + 1 < s.count, s[i + 1] < new {
-                    s[i] = s[i + 1]
-                    i += 1
-                }
-            } else {
-                while i > 0, s[i - 1] > new {
-                    s[i] = s[i - 1]
-                    i -= 1
-                }
-            }
-            s[i] = new
-        }
     }
 
     /// Passes on confirmed beats, except an upstroke already reported: after a change of channel
