@@ -114,8 +114,9 @@ public struct PulseAnalyzer: Sendable {
     private var scale = 1.0
     private var latestBPM: Double?
     /// Grid samples resampled but not yet run through the stages (see `flush`): `blockCapacity`
-    /// times, then per channel the raw values, the beat-band and the tracker-band outputs.
-    private var block = [Double](repeating: 0, count: (1 + 3 * 4) * PulseAnalyzer.blockCapacity)
+    /// times, then per channel the raw values, the beat-band and the tracker-band outputs, and the
+    /// smoothed levels (`levels` at each sample).
+    private var block = [Double](repeating: 0, count: (1 + 4 * 4) * PulseAnalyzer.blockCapacity)
     private var blockCount = 0
     /// Grid samples per block: the filters run over a block at a time (the same arithmetic as one
     /// sample at a time, without the per-sample call overhead), then the stages run sample by sample.
@@ -368,17 +369,29 @@ public struct PulseAnalyzer: Sendable {
             let raw = base + (1 + ch) * cap
             let beat = base + (1 + n + ch) * cap
             let track = base + (1 + 2 * n + ch) * cap
+            let level = base + (1 + 3 * n + ch) * cap
             if gridCount == 0 {
                 // Start every filter as if the first value had always been there: no step transient
                 // from the signal's level (a red channel near 250) masquerading as a slow pulse.
                 beatFilters[ch].setSteadyState(input: raw[0])
                 trackerFilters[ch].setSteadyState(input: raw[0])
+                // The level starts at the first value (the smoothing step leaves it there; only a
+                // -0 would become +0, and the level is read through its magnitude).
+                levels[ch] = raw[0]
             }
-            if !Self.filterTogether(&beatFilters[ch], &trackerFilters[ch], raw, beat, track, m) {
+            // The levels of the block's samples are worked out here, with the filters (the
+            // smoothing's recursion overlaps theirs in the processor); `runChannel` reads them.
+            if !Self.filterTogether(&beatFilters[ch], &trackerFilters[ch], raw, beat, track, m,
+                                    level: level, from: levels[ch], smoothing: levelSmoothing) {
                 beat.update(from: raw, count: m)
                 track.update(from: raw, count: m)
                 beatFilters[ch].process(UnsafeMutableBufferPointer(start: beat, count: m))
                 trackerFilters[ch].process(UnsafeMutableBufferPointer(start: track, count: m))
+                var l = levels[ch]
+                for k in 0..<m {
+                    l += levelSmoothing * (raw[k] - l)
+                    level[k] = l
+                }
             }
         }
         // Samples up to the next hop's analysis run channel by channel: only the selected channel
@@ -418,7 +431,8 @@ public struct PulseAnalyzer: Sendable {
         let raw = base + (1 + ch) * cap
         let beat = base + (1 + n + ch) * cap
         let track = base + (1 + 2 * n + ch) * cap
-        var level = levels[ch], last = lastValues[ch], run = flatRuns[ch], blocked = blockedUntil[ch]
+        let level = base + (1 + 3 * n + ch) * cap
+        var last = lastValues[ch], run = flatRuns[ch], blocked = blockedUntil[ch]
         let orient = orientation[ch]
         let isSelected = ch == selected
         let showsLive = isSelected && latestBPM != nil
@@ -438,14 +452,12 @@ public struct PulseAnalyzer: Sendable {
         swap(&changes, &windowChanges[ch])
         let liveDelay = min(settings.maximumLiveBeatDelay,
                             max(settings.liveBeatDelay, settings.liveBeatDelayFraction * detector.expectedPeriod))
-        var g = gridCount
-        var untilDecimate = decimation - g % decimation  // samples until g % decimation == 0
+        // Samples until the grid count is a multiple of the decimation (a decimated sample).
+        var untilDecimate = decimation - gridCount % decimation
         for k in range {
-            g += 1
             untilDecimate -= 1
             let time = base[k]
             let x = raw[k]
-            level = g == 1 ? x : level + levelSmoothing * (x - level)
             let y = orient * beat[k]
             if untilDecimate == 0 {
                 untilDecimate = decimation
@@ -484,7 +496,7 @@ public struct PulseAnalyzer: Sendable {
                 emit(.waveform(WaveformSample(time: time, value: y / scale)))
             }
         }
-        levels[ch] = level
+        levels[ch] = level[range.upperBound - 1]  // worked out in `flush`
         lastValues[ch] = last
         flatRuns[ch] = run
         blockedUntil[ch] = blocked
@@ -552,16 +564,23 @@ public struct PulseAnalyzer: Sendable {
 
     /// Runs two cascades of two sections each over the same `m` inputs at once (their recursions
     /// overlap in the processor), writing `a`'s outputs to `outA` and `b`'s to `outB`: the same
-    /// arithmetic as filtering each block separately. Returns false (nothing done) for other shapes.
+    /// arithmetic as filtering each block separately. With them, the exponential smoothing
+    /// `l += smoothing * (x - l)` from `start`, each step's value written to `level`. Returns false
+    /// (nothing done) for other shapes.
     private static func filterTogether(_ a: inout BiquadCascade, _ b: inout BiquadCascade,
                                        _ input: UnsafeMutablePointer<Double>, _ outA: UnsafeMutablePointer<Double>,
-                                       _ outB: UnsafeMutablePointer<Double>, _ m: Int) -> Bool {
+                                       _ outB: UnsafeMutablePointer<Double>, _ m: Int,
+                                       level: UnsafeMutablePointer<Double>, from start: Double,
+                                       smoothing: Double) -> Bool {
         guard a.sections.count == 2, b.sections.count == 2 else { return false }
         var a0 = a.sections[0], a1 = a.sections[1], b0 = b.sections[0], b1 = b.sections[1]
+        var l = start
         for k in 0..<m {
             let x = input[k]
             outA[k] = a1.process(a0.process(x))
             outB[k] = b1.process(b0.process(x))
+            l += smoothing * (x - l)
+            level[k] = l
         }
         a.sections[0] = a0
         a.sections[1] = a1
