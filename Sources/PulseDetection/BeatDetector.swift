@@ -46,7 +46,7 @@ public struct BeatDetector: Sendable {
     /// The upstroke found at the latest sample, if any: every local maximum of the slope, before any
     /// decision (input to ``BeatTracker``). Strength is relative to the typical recent beat.
     public private(set) var candidate: (time: Double, strength: Double)?
-    /// Median steepness of recent beats (waveform units per sample), once three beats are known.
+    /// Median steepness of recent beats (waveform units per sample), once a beat is known.
     public private(set) var typical: Double?
 
     public init(rate: Double, settings: Settings = Settings()) {
@@ -114,7 +114,7 @@ public struct BeatDetector: Sendable {
     }
 
     private mutating func typicalStrength() -> Double? {
-        guard strengths.count >= 3 else { return nil }
+        guard !strengths.isEmpty else { return nil }
         sortScratch.removeAll(keepingCapacity: true)
         sortScratch.append(contentsOf: strengths)
         sortScratch.sort()
