@@ -46,16 +46,6 @@ func stderr(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
-/// Runs `body`, turning an `InputError` into one line on stderr and exit code 2.
-func reportingInputErrors(_ body: () throws -> Void) throws {
-    do {
-        try body()
-    } catch let e as InputError {
-        stderr("error: \(e.message)")
-        throw ExitCode(2)
-    }
-}
-
 /// Prints an Encodable as one JSON document on stdout.
 func printJSON<T: Encodable>(_ value: T) throws {
     let encoder = JSONEncoder()
