@@ -36,7 +36,7 @@ struct MotionLogArguments: ParsableArguments {
     /// Reads the log, printing the reader's notes on stderr.
     func read(_ path: String, quiet: Bool = false) throws -> MotionLog {
         let log = try MotionLog.read(path: path, options: options())
-        if !quiet { for n in log.notes { stderr("note: \(n)") } }
+        if !quiet { for n in log.notes { warn(n) } }
         return log
     }
 }
