@@ -13,6 +13,11 @@ import SignalProcessing
 ///
 /// The expected period comes from the rate tracker through `expectedPeriod`; before that, a
 /// conservative default is used.
+///
+/// Standing alone it is a greedy real-time detector. ``PulseAnalyzer`` uses it as the candidate
+/// stage: every upstroke it sees (``candidate``, scaled by the detector's own ``typical``) goes to
+/// ``BeatTracker``, which chooses the beats among them by dynamic programming; the detector's own
+/// decisions only keep ``typical`` current.
 public struct BeatDetector: Sendable {
     public struct Settings: Sendable {
         /// Decision delay as a fraction of the expected period, capped by `maximumDelay`.
