@@ -57,7 +57,9 @@ let package = Package(
         ),
         .testTarget(name: "SignalProcessingTests", dependencies: ["SignalProcessing"], swiftSettings: swiftSettings),
         .testTarget(name: "PulseDetectionTests", dependencies: ["PulseDetection"], swiftSettings: swiftSettings),
-        .testTarget(name: "MotionAnalysisTests", dependencies: ["MotionAnalysis"], swiftSettings: swiftSettings),
-        .testTarget(name: "VitalsIOTests", dependencies: ["VitalsIO"], swiftSettings: swiftSettings),
+        .testTarget(name: "MotionAnalysisTests", dependencies: ["MotionAnalysis", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "VitalsIOTests", dependencies: ["VitalsIO", "TestSupport"], swiftSettings: swiftSettings),
+        // Helpers shared by test targets (not a product).
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
     ]
 )

@@ -13,6 +13,11 @@ import SignalProcessing
 ///
 /// The expected period comes from the rate tracker through `expectedPeriod`; before that, a
 /// conservative default is used.
+///
+/// Standing alone it is a greedy real-time detector. ``PulseAnalyzer`` uses it as the candidate
+/// stage: every upstroke it sees (``candidate``, scaled by the detector's own ``typical``) goes to
+/// ``BeatTracker``, which chooses the beats among them by dynamic programming; the detector's own
+/// decisions only keep ``typical`` current.
 public struct BeatDetector: Sendable {
     public struct Settings: Sendable {
         /// Decision delay as a fraction of the expected period, capped by `maximumDelay`.
@@ -46,7 +51,7 @@ public struct BeatDetector: Sendable {
     /// The upstroke found at the latest sample, if any: every local maximum of the slope, before any
     /// decision (input to ``BeatTracker``). Strength is relative to the typical recent beat.
     public private(set) var candidate: (time: Double, strength: Double)?
-    /// Median steepness of recent beats (waveform units per sample), once three beats are known.
+    /// Median steepness of recent beats (waveform units per sample), once a beat is known.
     public private(set) var typical: Double?
 
     public init(rate: Double, settings: Settings = Settings()) {
@@ -114,7 +119,7 @@ public struct BeatDetector: Sendable {
     }
 
     private mutating func typicalStrength() -> Double? {
-        guard strengths.count >= 3 else { return nil }
+        guard !strengths.isEmpty else { return nil }
         sortScratch.removeAll(keepingCapacity: true)
         sortScratch.append(contentsOf: strengths)
         sortScratch.insertionSort()

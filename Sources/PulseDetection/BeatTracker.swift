@@ -23,8 +23,12 @@ public struct BeatTracker: Sendable {
         public var floor: Double = 0.12
         /// Cost of starting a new sequence (after a gap with no acceptable predecessor).
         public var startPenalty: Double = 2
-        /// A candidate's reward is its strength capped here: an artefact's huge slope must not buy
-        /// its way into the sequence past several true beats.
+        /// A candidate's reward is its strength over the median of the last confirmed beats' (1 until
+        /// three are confirmed), capped here: an artefact's huge slope must not buy its way into the
+        /// sequence past several true beats. Relative to the confirmed beats, not to the detector's
+        /// running typical (which counts every upstroke it accepts, wiggles included, and so sits low:
+        /// true beats then all reach the cap and the interval penalty alone tells them from a motion
+        /// spike and its ringing).
         public var maximumReward: Double = 2
         /// A live beat's step from its predecessor may differ from the expected period by this fraction
         /// (Malik's 20 %: sinus rhythm seldom changes more from one beat to the next).
@@ -78,6 +82,7 @@ public struct BeatTracker: Sendable {
         liveCandidate = nil
         confirmedStrengths.removeAll()
         cachedStrengthFloor = nil
+        typicalConfirmedStrength = 1
     }
 
     /// Whether a candidate waits to be shown live (``live(now:delay:lateness:)`` can only then return one).
@@ -98,6 +103,18 @@ public struct BeatTracker: Sendable {
         lastLiveTime = c.time
         return Beat(time: c.time, interval: interval.flatMap { $0 <= settings.maximumStep * c.period ? $0 : nil },
                     strength: c.strength)
+    }
+
+    /// Median strength of the last confirmed beats (1 before three are known): candidates are
+    /// rewarded relative to the beats the tracker has taken, not to the detector's running typical.
+    private var typicalConfirmedStrength = 1.0
+
+    private mutating func updateTypicalConfirmedStrength() {
+        guard confirmedStrengths.count >= 3 else { return }
+        strengthScratch.removeAll(keepingCapacity: true)
+        strengthScratch.append(contentsOf: confirmedStrengths)
+        strengthScratch.insertionSort()
+        typicalConfirmedStrength = max(1e-9, Statistics.percentile(sorted: strengthScratch, 50))
     }
 
     private mutating func liveStrengthFloor() -> Double {
@@ -164,7 +181,8 @@ public struct BeatTracker: Sendable {
                 best = 0
                 bridged = true
             }
-            candidates.append(Candidate(time: time, strength: strength, score: best + min(strength, settings.maximumReward),
+            let reward = min(strength / typicalConfirmedStrength, settings.maximumReward)
+            candidates.append(Candidate(time: time, strength: strength, score: best + reward,
                                         back: back < 0 ? -1 : base + back, period: period, bridged: bridged))
             updateLiveCandidate()
         }
@@ -201,6 +219,7 @@ public struct BeatTracker: Sendable {
             emit(Beat(time: c.time, interval: interval, strength: c.strength))
             confirmedStrengths.append(c.strength)
             cachedStrengthFloor = nil
+            updateTypicalConfirmedStrength()
             lastConfirmedTime = c.time
             newAnchor = k
         }

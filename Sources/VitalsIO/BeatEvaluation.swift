@@ -93,7 +93,10 @@ public struct BeatEvaluation: Sendable {
 
     /// Scores every `NAME.csv` (`time_s`, ..., `ppg`) with a `NAME_rpeaks.csv` (`time_s`) in `directory`.
     public static func run(directory: String, settings: PulseAnalyzer.Settings = .init()) throws -> [BeatEvaluation] {
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+            throw InputError(.fileNotFound, "\(directory): no such directory")
+        }
+        let files = names
             .filter { $0.hasSuffix(".csv") && !$0.hasSuffix("_rpeaks.csv") }
             .filter { FileManager.default.fileExists(atPath: directory + "/" + $0.dropLast(4) + "_rpeaks.csv") }
             .sorted()

@@ -87,11 +87,19 @@ public struct CSVFile: Sendable {
         return nil
     }
 
+    /// The header as written (comma-joined) for error messages, with a hint when the file is
+    /// separated by semicolons (a single column holding `;`).
+    public var headerDescription: String {
+        let joined = header.joined(separator: ",")
+        guard header.count == 1, header[0].contains(";") else { return joined }
+        return joined + " (the file looks separated by ';': Vitals reads values separated by commas or tabs)"
+    }
+
     /// The index of the column `name`, or an error listing the columns that do exist.
     public func requireColumn(_ name: String) throws -> Int {
         guard let i = columnIndex(name) else {
             throw InputError(.missingColumn,
-                             "\(source): column '\(name)' not found in header: \(header.joined(separator: ","))")
+                             "\(source): column '\(name)' not found in header: \(headerDescription)")
         }
         return i
     }

@@ -146,7 +146,7 @@ public struct MotionLog: Sendable {
             if let name = options.columns[role] {
                 guard let i = header.firstIndex(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) else {
                     throw InputError(.missingColumn,
-                                     "\(source): column '\(name)' (for \(role)) not found in header: \(header.joined(separator: ","))")
+                                     "\(source): column '\(name)' (for \(role)) not found in header: \(csv.headerDescription)")
                 }
                 return i
             }
@@ -162,14 +162,14 @@ public struct MotionLog: Sendable {
             guard present.count == 3 else {
                 let missing = zip(["x", "y", "z"], found).filter { $0.1 == nil }.map { "\(prefix).\($0.0)" }
                 throw InputError(.missingColumn,
-                                 "\(source): \(missing.joined(separator: ", ")) missing (have \(present.map { header[$0] }.joined(separator: ", "))); header: \(header.joined(separator: ","))")
+                                 "\(source): \(missing.joined(separator: ", ")) missing (have \(present.map { header[$0] }.joined(separator: ", "))); header: \(csv.headerDescription)")
             }
             return present
         }
 
         guard let timeIndex = try find("time") else {
             throw InputError(.missingColumn,
-                             "\(source): no time column (looked for time, timestamp, loggingTime, timeStampSaved, _time; or pass --columns time=NAME); header: \(header.joined(separator: ","))")
+                             "\(source): no time column (looked for time, timestamp, loggingTime, timeStampSaved, _time; or pass --columns time=NAME); header: \(csv.headerDescription)")
         }
         let gravityIdx = try triple("gravity")
         let userIdx = try triple("user")
@@ -190,7 +190,7 @@ public struct MotionLog: Sendable {
         guard gravityIdx != nil || userIdx != nil || accelIdx != nil || gyroIdx != nil || quatIdx != nil
                 || eulerIdx != nil || altitudeIdx != nil else {
             throw InputError(.missingColumn,
-                             "\(source): no motion columns recognised (want e.g. motionGravityX, Device: xRotationRate, accelerometerAccelerationX, Ax, gyro_x; or pass --columns); header: \(header.joined(separator: ","))")
+                             "\(source): no motion columns recognised (want e.g. motionGravityX, Device: xRotationRate, accelerometerAccelerationX, Ax, gyro_x; or pass --columns); header: \(csv.headerDescription)")
         }
 
         // Time: numbers (seconds, or ms/ns by header or magnitude) or date-time text.

@@ -44,12 +44,12 @@ public struct PulseRecording: Sendable {
             names = "r,g,b"
         } else {
             throw InputError(.missingColumn,
-                             "\(src): no r,g,b colour columns; name the signal column with --column (columns: \(csv.header.joined(separator: ",")))")
+                             "\(src): no r,g,b colour columns; name the signal column with --column (columns: \(csv.headerDescription))")
         }
         let timeColumn = csv.columnIndex("time_s")
         if timeColumn == nil && rate == nil {
             throw InputError(.missingColumn,
-                             "\(src): no time_s column; give the sample rate with --rate HZ (columns: \(csv.header.joined(separator: ",")))")
+                             "\(src): no time_s column; give the sample rate with --rate HZ (columns: \(csv.headerDescription))")
         }
         let cols = try csv.numericColumns((timeColumn.map { [$0] } ?? []) + signalColumns)
         let signal = timeColumn == nil ? cols : Array(cols.dropFirst())
@@ -103,7 +103,11 @@ public struct PulseRecording: Sendable {
         let measured = 1 / intervals.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
         let sampleRate = rate ?? measured
         guard sampleRate >= 5, sampleRate <= 10_000 else {
-            throw InputError(.badRate, String(format: "%@: sample rate %.3g Hz is outside 5 Hz...10 kHz", src, sampleRate))
+            // Times written in milliseconds read as a rate a thousand times too low (samples 2 or more
+            // "seconds" apart are no physiological recording in seconds).
+            let hint = rate == nil && sampleRate < 0.5 && sampleRate * 1000 >= 5
+                ? " (are the times in milliseconds? time_s must be seconds)" : ""
+            throw InputError(.badRate, String(format: "%@: sample rate %.3g Hz is outside 5 Hz...10 kHz%@", src, sampleRate, hint))
         }
         let duration = times[n - 1] - times[0]
         guard duration >= 2 else {

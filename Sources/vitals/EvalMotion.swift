@@ -31,7 +31,7 @@ struct EvalAttitude: ParsableCommand {
     }
 
     func run() throws {
-        try reportingInputErrors {
+        try CLIError.wrap {
             var p = AttitudeFilter.Parameters()
             if gain != nil || tolerance != nil { p.noise = nil }
             if let gain { p.correctionGain = gain }
@@ -109,7 +109,7 @@ struct EvalSwings: ParsableCommand {
     }
 
     func run() throws {
-        try reportingInputErrors {
+        try CLIError.wrap {
             let rows = try MotionEvaluation.csvFiles(in: directory).map { try MotionEvaluation.swings(file: $0, wrist: wrist) }
             let failures = rows.flatMap(Self.failures)
             if json {
@@ -175,7 +175,7 @@ struct EvalReps: ParsableCommand {
     }
 
     func run() throws {
-        try reportingInputErrors {
+        try CLIError.wrap {
             let tunedSet = Set(tuned.split(separator: ",").compactMap { Int($0) })
             let files = try MotionEvaluation.csvFiles(in: directory).map { try MotionEvaluation.reps(file: $0) }
             let tunedFiles = files.filter { $0.individual.map(tunedSet.contains) ?? false }

@@ -36,7 +36,7 @@ struct Frames: ParsableCommand {
     }
 
     func run() throws {
-        do {
+        try CLIError.wrap {
             var frameRegion = FrameRegion.full
             if let region {
                 let v = region.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
@@ -87,12 +87,6 @@ struct Frames: ParsableCommand {
                     decoded in \(String(format: "%.2f", elapsed)) s (\(String(format: "%.1f", means.duration / max(elapsed, 1e-9)))x real time)
                     """)
             }
-        } catch let error as InputError {
-            FileHandle.standardError.write(Data("vitals: \(error.message)\n".utf8))
-            throw ExitCode(2)
-        } catch let error as FrameError {
-            FileHandle.standardError.write(Data("vitals: \(error.message)\n".utf8))
-            throw ExitCode(2)
         }
     }
 }

@@ -75,6 +75,9 @@ struct HeartRate: ParsableCommand {
         display?.finish(analysis)
         let hrv = HRVReport.json(analysis.hrv)
         let windowSpec = window.map { ($0, hop ?? $0) }
+        if let window, window > recording.duration {
+            warn(String(format: "--window %g s is longer than the %.1f-s recording: no windows", window, recording.duration))
+        }
         let report = HeartRateReport.json(input: bundled ? "bundled:a103l-ppg-60s.csv" : path, recording: recording,
                                           analysis: analysis, hrv: hrv, window: windowSpec)
         if json {

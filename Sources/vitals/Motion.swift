@@ -30,7 +30,7 @@ struct Motion: ParsableCommand {
     @OptionGroup var input: MotionLogArguments
 
     func run() throws {
-        try reportingInputErrors {
+        try CLIError.wrap {
             let log = try input.read(file)
             let motion = try log.deviceMotion(filter: log.hasDeviceMotion ? .init() : .responsive)
             var channels: [String] = []

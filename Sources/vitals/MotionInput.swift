@@ -36,7 +36,7 @@ struct MotionLogArguments: ParsableArguments {
     /// Reads the log, printing the reader's notes on stderr.
     func read(_ path: String, quiet: Bool = false) throws -> MotionLog {
         let log = try MotionLog.read(path: path, options: options())
-        if !quiet { for n in log.notes { stderr("note: \(n)") } }
+        if !quiet { for n in log.notes { warn(n) } }
         return log
     }
 }
@@ -44,16 +44,6 @@ struct MotionLogArguments: ParsableArguments {
 /// One line on stderr.
 func stderr(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
-}
-
-/// Runs `body`, turning an `InputError` into one line on stderr and exit code 2.
-func reportingInputErrors(_ body: () throws -> Void) throws {
-    do {
-        try body()
-    } catch let e as InputError {
-        stderr("error: \(e.message)")
-        throw ExitCode(2)
-    }
 }
 
 /// Prints an Encodable as one JSON document on stdout.

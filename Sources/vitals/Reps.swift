@@ -40,7 +40,7 @@ struct Reps: ParsableCommand {
     }
 
     func run() throws {
-        try reportingInputErrors {
+        try CLIError.wrap {
             let log = try input.read(file)
             guard log.sampleRate >= 4 else {
                 throw InputError(.badRate, String(format: "%@: %.1f Hz is too slow to count reps (need 4 Hz or more)", file, log.sampleRate))

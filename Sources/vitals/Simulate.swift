@@ -54,7 +54,7 @@ struct Simulate: ParsableCommand {
             } catch let error as InputError {
                 throw ValidationError(error.message)
             }
-            do {
+            try CLIError.wrap {
                 try simulator.writeY4M(to: output)
                 let beats = simulator.beatTimes
                 if let truth {
@@ -72,9 +72,6 @@ struct Simulate: ParsableCommand {
                     print("wrote \(output): \(simulator.frameCount) frames \(parts[0])x\(parts[1]) at \(fps) fps, \(bpm) bpm, \(beats.count) beats"
                           + (liftAt.map { ", finger lifted at \($0) s" } ?? ""))
                 }
-            } catch let error as InputError {
-                FileHandle.standardError.write(Data("vitals: \(error.message)\n".utf8))
-                throw ExitCode(2)
             }
         }
     }

@@ -37,7 +37,7 @@ struct Swings: ParsableCommand {
     }
 
     func run() throws {
-        try reportingInputErrors {
+        try CLIError.wrap {
             if let lever, !(lever > 0 && lever < 5) {
                 throw InputError(.unsupportedFormat, "--lever \(lever): give the wrist-to-head length in metres (0-5)")
             }

@@ -1,17 +1,8 @@
 import Testing
+import TestSupport
 @testable import MotionAnalysis
 
 @Suite struct PedometerMemoryTests {
-    /// Elements a value holds, recursively, private stored properties included (through reflection):
-    /// the element count of every collection inside it plus the capacity of its Double arrays.
-    static func heldElements(_ value: Any) -> Int {
-        let mirror = Mirror(reflecting: value)
-        var total = 0
-        if [.collection, .set, .dictionary].contains(mirror.displayStyle) { total += mirror.children.count }
-        if let doubles = value as? [Double] { total += doubles.capacity }
-        return mirror.children.reduce(total) { $0 + heldElements($1.value) }
-    }
-
     @Test func theStepDetectorHoldsNoMoreAfterAnHourThanAfterTenMinutes() {
         // An hour of walks, stops and U-turn-like slow stretches, at 100 Hz.
         var segments: [WalkSimulator.Segment] = []
@@ -29,7 +20,7 @@ import Testing
         for s in walk.samples {
             steps += detector.process(s).filter { $0.kind == .step }.count
             if s.time >= nextCheck {
-                held.append(Self.heldElements(detector))
+                held.append(heldElements(detector))
                 nextCheck += 600
             }
         }

@@ -150,10 +150,14 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
     }
 
     @Test(.disabled("""
-        BeatDetector bug: on a noise-free 60 bpm PPG (band-passed 0.5-5 Hz) it emits 3 beats every 2 s: \
-        the slow rise out of the filter's post-dicrotic undershoot, 0.6 s after the upstroke, passes the \
-        0.5-period refractory and the 0.3 strength floor; the next true upstroke then falls inside the \
-        refractory period and is dropped, and the dicrotic wave after it is taken instead.
+        The standalone BeatDetector's own decisions (PulseAnalyzer uses only its candidates, among which \
+        BeatTracker chooses by dynamic programming; the pipeline takes one beat per heartbeat at 60 bpm, \
+        see SimulatedFingerAccuracyTests and `vitals eval simulated`): on a noise-free 60 bpm PPG \
+        (band-passed 0.5-5 Hz) it emits 3 beats every 2 s: the slow rise out of the filter's \
+        post-dicrotic undershoot, 0.6 s after the upstroke, passes the 0.5-period refractory and the 0.3 \
+        strength floor; the next true upstroke then falls inside the refractory period and is dropped. \
+        A 0.5 floor passes this test, but the pipeline, which scales its candidates by this detector's \
+        typical strength, then loses beats (a103l sensitivity 95.1 -> 94.4 %).
         """))
     func ignoresTheDicroticWaveAsABeatAtSixtyBPM() {
         checkOneBeatPerHeartbeat(bpm: 60)
@@ -196,12 +200,7 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
         #expect(errors.allSatisfy { abs($0) < 0.004 }, "largest error \(errors.map(abs).max() ?? 0) s")
     }
 
-    @Test(.disabled("""
-        BeatDetector bug: before three beats set the typical strength, any upstroke is accepted; a 10 % \
-        wiggle 0.55 s after the first beat becomes a beat, the refractory period then runs from it and \
-        rejects the next true upstroke (0.45 s later), and the detector stays locked on the wiggles \
-        (beats at 0.69, 1.69, 2.69 ... s, strength 1.0 relative to each other).
-        """))
+    @Test
     func aWeakWiggleBetweenBeatsIsNotABeat() {
         let rate = 30.0
         var detector = BeatDetector(rate: rate)
@@ -221,13 +220,7 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
 }
 
 @Suite struct BeatTrackerTests {
-    @Test(.disabled("""
-        BeatTracker bug (main b159f40 to 5aae262): confirmed beats sometimes repeat an upstroke or go back in time, \
-        e.g. 48.4614 s then 48.4608 s (40 bpm, 1 % variation, seed 40), 28.5871 s then 28.5869 s and \
-        92.6512 s then 92.6495 s (60 bpm, 4 %), the second flagged as an artefact but kept in the list: \
-        a later best path through a candidate before the last confirmed beat is confirmed too. Fails \
-        at 40, 60, 70, 90, 110-140, 170 and 180 bpm (5aae262).
-        """), arguments: SimulatedFingerAccuracyTests.rates)
+    @Test(arguments: SimulatedFingerAccuracyTests.rates)
     func confirmedBeatsAreInTimeOrderAndNeverRepeatAnUpstroke(bpm: Double) {
         for variability in [0.01, 0.04] {
             let (analysis, _) = SimulatedFingerAccuracyTests.analyse(bpm: bpm, seconds: 120, variability: variability)

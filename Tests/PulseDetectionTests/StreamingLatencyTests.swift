@@ -70,12 +70,7 @@ import Testing
         return out
     }
 
-    @Test(.disabled("""
-        Fails at 40, 50, 70-100 and 180 bpm (main 5aae262): the first rate after contact (or after the \
-        finger is put back) comes 6.3-14.3 s after it, and at 40 bpm one is wrong. Holds at 60, \
-        110-170, 190 and 200. Starting the band-pass filters at steady state removes most of it \
-        (see the report).
-        """), arguments: SimulatedFingerAccuracyTests.rates)
+    @Test(arguments: SimulatedFingerAccuracyTests.rates)
     func theFirstRateComesWithinSixSecondsOfContactAndIsRight(bpm: Double) {
         let firsts = Self.firstRates(bpm: bpm)
         #expect(firsts.count == 2, "a rate after the first contact and after the finger is put back")
@@ -105,12 +100,21 @@ import Testing
         return (latencies, truth.count, unmatched)
     }
 
-    @Test(.disabled("""
-        Fails at 40-110 bpm (main 5aae262): live beat events come up to 272 ms after the pulse peak, and \
-        below ~80 bpm the live detector emits beats that match no heartbeat and misses true ones (its \
-        decision delay is shorter than the time from a diastolic wiggle to the next upstroke). See the report.
-        """), arguments: SimulatedFingerAccuracyTests.rates)
+    @Test(arguments: SimulatedFingerAccuracyTests.rates.filter { $0 > 40 })
     func eachBeatEventFollowsItsPulsePeakWithin250Milliseconds(bpm: Double) {
+        checkBeatLatency(bpm: bpm)
+    }
+
+    @Test(.disabled("""
+        Fails at 40 bpm: 28 of the 30 heartbeats between 10 and 55 s get a live beat event (the gate asks \
+        >= 95 %, i.e. 29), and 1 event matches no heartbeat (a motion spike 50-90 ms before an upstroke \
+        is taken for it). Every event that matches comes within 250 ms.
+        """))
+    func eachBeatEventFollowsItsPulsePeakWithin250MillisecondsAtFortyBPM() {
+        checkBeatLatency(bpm: 40)
+    }
+
+    private func checkBeatLatency(bpm: Double) {
         let r = Self.beatLatencies(bpm: bpm)
         #expect(Double(r.latencies.count) >= 0.95 * Double(r.trueBeats), "\(bpm) bpm: \(r.latencies.count) of \(r.trueBeats) beats seen")
         #expect(Double(r.unmatched) <= 0.05 * Double(r.trueBeats), "\(bpm) bpm: \(r.unmatched) beat events match no heartbeat")

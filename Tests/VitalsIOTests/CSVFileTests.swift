@@ -34,6 +34,15 @@ import Testing
         }
     }
 
+    @Test func aFileSeparatedBySemicolonsIsNamedAsSuch() throws {
+        let semi = try csv("time;ppg\n1;2\n")
+        #expect(throws: InputError(.missingColumn, "t.csv: column 'ppg' not found in header: time;ppg (the file looks separated by ';': Vitals reads values separated by commas or tabs)")) {
+            try semi.requireColumn("ppg")
+        }
+        #expect(try csv("time\tppg\n1\t2\n").header == ["time", "ppg"])
+        #expect(try csv("ppg\n1\n").headerDescription == "ppg")
+    }
+
     @Test func rejectsEmptyAndBinaryInput() {
         #expect(throws: InputError.self) { try CSVFile(bytes: [], source: "e") }
         #expect(throws: InputError.self) { try CSVFile(bytes: [0x89, 0x50, 0x4E, 0x47, 0, 0, 1], source: "b") }

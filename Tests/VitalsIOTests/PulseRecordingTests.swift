@@ -55,6 +55,21 @@ import Testing
         #expect(throws: InputError.self) { try load("time_s,ppg\n0,1\n0.01,inf\n0.02,1\n") }
     }
 
+    @Test func timesInMillisecondsAreSuspectedByName() {
+        #expect(throws: InputError(.badRate, "t.csv: sample rate 0.1 Hz is outside 5 Hz...10 kHz (are the times in milliseconds? time_s must be seconds)")) {
+            try load(sine(rows: 300, rate: 100) { Double($0) * 1000 })
+        }
+    }
+
+    @Test func aMissingDirectoryIsNamedByTheEvaluations() {
+        #expect(throws: InputError(.fileNotFound, "/no/such/dir: no such directory")) {
+            try FingertipEvaluation.run(directory: "/no/such/dir")
+        }
+        #expect(throws: InputError(.fileNotFound, "/no/such/dir: no such directory")) {
+            try BeatEvaluation.run(directory: "/no/such/dir")
+        }
+    }
+
     @Test func absurdRatesAndFlatSignalsAreRejected() {
         #expect(throws: InputError.self) { try load(sine(rows: 100, rate: 2)) }
         #expect(throws: InputError.self) { try load(sine(rows: 300_000, rate: 100_000)) }

@@ -1,18 +1,9 @@
 import Testing
+import TestSupport
 import PulseDetection
 @testable import VitalsIO
 
 @Suite struct PulseStreamingMemoryTests {
-    /// Elements a value holds, recursively, private stored properties included (through reflection):
-    /// the element count of every collection inside it plus the capacity of its Double arrays.
-    static func heldElements(_ value: Any) -> Int {
-        let mirror = Mirror(reflecting: value)
-        var total = 0
-        if [.collection, .set, .dictionary].contains(mirror.displayStyle) { total += mirror.children.count }
-        if let doubles = value as? [Double] { total += doubles.capacity }
-        return mirror.children.reduce(total) { $0 + heldElements($1.value) }
-    }
-
     @Test func theLivePipelineHoldsNoMoreAfterThreeHoursThanAfterOne() {
         // The benchmark's synthetic PPG at 25 Hz, streamed a second at a time (the 24-hour, 100 Hz
         // run is `vitals bench --filter ppg-stream`, which checks resident memory).
@@ -26,7 +17,7 @@ import PulseDetection
             chunk.removeAll(keepingCapacity: true)
             for _ in 0..<Int(rate) { chunk.append(generator.next()) }
             analyzer.process(contentsOf: chunk) { if case .confirmedBeat = $0 { beats += 1 } }
-            if second % 3600 == 0 { held.append(Self.heldElements(analyzer)) }
+            if second % 3600 == 0 { held.append(heldElements(analyzer)) }
         }
         #expect(beats > 3 * 3600)
         #expect(held.count == 3)
