@@ -53,7 +53,10 @@ public struct BeatTracker: Sendable {
     }
 
     public var settings: Settings {
-        didSet { cachedStrengthFloor = nil }
+        didSet {
+            cachedStrengthFloor = nil
+            openPathStart = nil
+        }
     }
     private var candidates: [Candidate] = []
     private var base = 0  // absolute index of candidates[0]
@@ -62,6 +65,11 @@ public struct BeatTracker: Sendable {
     private var lastLiveTime: Double?
     private var liveCandidate: Candidate?
     private var path: [Int] = []
+    /// Time of the earliest candidate after the anchor on the best sequence, as the last `confirm`
+    /// found it (infinity: no such candidate); nil once candidates or the anchor change. The best
+    /// sequence depends on nothing else, so while it is valid and not older than the limit, nothing
+    /// can be confirmed and the walk along the sequence is skipped.
+    private var openPathStart: Double?
     /// Strengths of the last confirmed beats, and scratch space for their lower quartile.
     private var confirmedStrengths = RingBuffer<Double>(capacity: 8)
     /// ``liveStrengthFloor()`` of the current `confirmedStrengths` and settings (it is asked for with
@@ -83,6 +91,7 @@ public struct BeatTracker: Sendable {
         confirmedStrengths.removeAll()
         cachedStrengthFloor = nil
         typicalConfirmedStrength = 1
+        openPathStart = nil
     }
 
     /// Whether a candidate waits to be shown live (``live(now:delay:lateness:)`` can only then return one).
@@ -182,6 +191,7 @@ public struct BeatTracker: Sendable {
                 bridged = true
             }
             let reward = min(strength / typicalConfirmedStrength, settings.maximumReward)
+            openPathStart = nil
             candidates.append(Candidate(time: time, strength: strength, score: best + reward,
                                         back: back < 0 ? -1 : base + back, period: period, bridged: bridged))
             updateLiveCandidate()
@@ -199,6 +209,7 @@ public struct BeatTracker: Sendable {
         // ones that can be confirmed; none is older than `limit`: nothing to do.
         let firstOpen = anchor == nil ? 0 : 1
         guard let last = candidates.last, candidates.count > firstOpen, candidates[firstOpen].time < limit else { return }
+        if let start = openPathStart, start >= limit { return }
         // The best sequence ends at the best-scoring recent candidate.
         var end = candidates.count - 1
         for i in stride(from: candidates.count - 1, through: 0, by: -1) {
@@ -211,6 +222,7 @@ public struct BeatTracker: Sendable {
             path.append(j)
             j = candidates[j - base].back
         }
+        openPathStart = path.last.map { candidates[$0 - base].time } ?? .infinity
         var newAnchor = anchor
         for k in path.reversed() {
             let c = candidates[k - base]
@@ -225,6 +237,7 @@ public struct BeatTracker: Sendable {
         }
         if let a = newAnchor, a != anchor {
             anchor = a
+            openPathStart = nil
             // Nothing before the confirmed beat can matter any more.
             let drop = a - base
             if drop > 0 {
