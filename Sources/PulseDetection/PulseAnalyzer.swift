@@ -438,20 +438,8 @@ public struct PulseAnalyzer: Sendable {
         let showsLive = isSelected && latestBPM != nil
         let showsWaveform = isSelected && settings.emitsWaveform
         let holdoff = settings.clippingHoldoff
-        // The channel's detector, window and window changes are worked on as locals for the run, moved
-        // out of their arrays (a swap with an empty stand-in: no copy, no allocation) and put back at
-        // the end: the per-sample loop then keeps their state in registers instead of checking each
-        // array's uniqueness and going through it every sample. The stand-in detector carries the
-        // expected period, the one field read (by `confirm`) while the real one is out.
-        var detector = BeatDetector(rate: sampleRate, settings: settings.beats)
-        detector.expectedPeriod = detectors[ch].expectedPeriod
-        swap(&detector, &detectors[ch])
-        var window = RingBuffer<Double>(capacity: 1)
-        swap(&window, &windows[ch])
-        var changes = SortedWindowChanges()
-        swap(&changes, &windowChanges[ch])
         let liveDelay = min(settings.maximumLiveBeatDelay,
-                            max(settings.liveBeatDelay, settings.liveBeatDelayFraction * detector.expectedPeriod))
+                            max(settings.liveBeatDelay, settings.liveBeatDelayFraction * detectors[ch].expectedPeriod))
         // Samples until the grid count is a multiple of the decimation (a decimated sample).
         var untilDecimate = decimation - gridCount % decimation
         for k in range {
@@ -462,9 +450,9 @@ public struct PulseAnalyzer: Sendable {
             if untilDecimate == 0 {
                 untilDecimate = decimation
                 let z = track[k]
-                changes.record(arrival: z, departure: window.append(z))
+                windowChanges[ch].record(arrival: z, departure: windows[ch].append(z))
             }
-            _ = detector.process(time: time, value: y)
+            _ = detectors[ch].process(time: time, value: y)
             // A run of identical samples is a clipped or disconnected sensor, not a pulse: upstrokes
             // next to one are not beats.
             if x == last {
@@ -474,10 +462,10 @@ public struct PulseAnalyzer: Sendable {
                 run = 0
             }
             last = x
-            if let c = detector.candidate, c.time >= blocked {
+            if let c = detectors[ch].candidate, c.time >= blocked {
                 if hasPeriod {
                     var confirmed: [Beat] = []
-                    trackers[ch].add(time: c.time, strength: c.strength, period: detector.expectedPeriod, now: time) {
+                    trackers[ch].add(time: c.time, strength: c.strength, period: detectors[ch].expectedPeriod, now: time) {
                         confirmed.append($0)
                     }
                     if isSelected && !confirmed.isEmpty {
@@ -500,9 +488,6 @@ public struct PulseAnalyzer: Sendable {
         lastValues[ch] = last
         flatRuns[ch] = run
         blockedUntil[ch] = blocked
-        swap(&detector, &detectors[ch])
-        swap(&window, &windows[ch])
-        swap(&changes, &windowChanges[ch])
     }
 
     private mutating func analyseWindow(endTime: Double, emit: (PulseEvent) -> Void) {
