@@ -82,6 +82,8 @@ public struct PulseAnalyzer: Sendable {
     private var beatFilters: [BiquadCascade] = []
     private var trackerFilters: [BiquadCascade] = []
     private var detectors: [BeatDetector] = []
+    /// What `detectors` holds while `flush` runs the stages on the real ones (see there).
+    private var detectorStandIns: [BeatDetector] = []
     private var trackers: [BeatTracker] = []
     private var shapes: [BeatShape] = []
     /// Per channel, the next sample of the block to append to its beat-shape history.
@@ -151,6 +153,7 @@ public struct PulseAnalyzer: Sendable {
         beatFilters = Array(repeating: beat, count: n)
         trackerFilters = Array(repeating: track, count: n)
         detectors = Array(repeating: BeatDetector(rate: sampleRate, settings: settings.beats), count: n)
+        detectorStandIns = detectors
         trackers = Array(repeating: BeatTracker(settings: settings.beatTracker), count: n)
         shapes = Array(repeating: BeatShape(rate: sampleRate), count: n)
         shapeCursors = Array(repeating: 0, count: n)
@@ -403,7 +406,17 @@ public struct PulseAnalyzer: Sendable {
         var k = 0
         while k < m {
             let end = min(m, k + hopSamples - gridCount % hopSamples)
-            for ch in 0..<n { runChannel(ch, base, k..<end, emit: emit) }
+            // The detectors are moved out of `self` for the run (their array swapped with stand-ins:
+            // no copy), so that the per-sample loop reaches its detector through a pointer instead
+            // of checking the array's uniqueness every sample. The stand-ins carry the expected
+            // period, the one field read (by `confirm`) while the real ones are out.
+            for ch in 0..<n { detectorStandIns[ch].expectedPeriod = detectors[ch].expectedPeriod }
+            var working = detectorStandIns
+            swap(&working, &detectors)
+            working.withUnsafeMutableBufferPointer { d in
+                for ch in 0..<n { runChannel(ch, base, k..<end, detector: d.baseAddress! + ch, emit: emit) }
+            }
+            swap(&working, &detectors)
             catchUpShapes(base, through: end - 1, channel: n - 1)
             gridCount += end - k
             k = end
@@ -423,9 +436,10 @@ public struct PulseAnalyzer: Sendable {
     }
 
     /// Grid samples `range` of the block at `base` (layout: see `block`, filtered already) through
-    /// channel `ch`'s stages; `gridCount` counts the samples before the range.
+    /// channel `ch`'s stages, with `detector` the channel's beat detector (moved out of `detectors`
+    /// by `flush`); `gridCount` counts the samples before the range.
     private mutating func runChannel(_ ch: Int, _ base: UnsafeMutablePointer<Double>, _ range: Range<Int>,
-                                     emit: (PulseEvent) -> Void) {
+                                     detector: UnsafeMutablePointer<BeatDetector>, emit: (PulseEvent) -> Void) {
         let n = channelNames.count
         let cap = Self.blockCapacity
         let raw = base + (1 + ch) * cap
@@ -439,7 +453,7 @@ public struct PulseAnalyzer: Sendable {
         let showsWaveform = isSelected && settings.emitsWaveform
         let holdoff = settings.clippingHoldoff
         let liveDelay = min(settings.maximumLiveBeatDelay,
-                            max(settings.liveBeatDelay, settings.liveBeatDelayFraction * detectors[ch].expectedPeriod))
+                            max(settings.liveBeatDelay, settings.liveBeatDelayFraction * detector.pointee.expectedPeriod))
         // Samples until the grid count is a multiple of the decimation (a decimated sample).
         var untilDecimate = decimation - gridCount % decimation
         for k in range {
@@ -452,7 +466,7 @@ public struct PulseAnalyzer: Sendable {
                 let z = track[k]
                 windowChanges[ch].record(arrival: z, departure: windows[ch].append(z))
             }
-            _ = detectors[ch].process(time: time, value: y)
+            _ = detector.pointee.process(time: time, value: y)
             // A run of identical samples is a clipped or disconnected sensor, not a pulse: upstrokes
             // next to one are not beats.
             if x == last {
@@ -462,10 +476,10 @@ public struct PulseAnalyzer: Sendable {
                 run = 0
             }
             last = x
-            if let c = detectors[ch].candidate, c.time >= blocked {
+            if let c = detector.pointee.candidate, c.time >= blocked {
                 if hasPeriod {
                     var confirmed: [Beat] = []
-                    trackers[ch].add(time: c.time, strength: c.strength, period: detectors[ch].expectedPeriod, now: time) {
+                    trackers[ch].add(time: c.time, strength: c.strength, period: detector.pointee.expectedPeriod, now: time) {
                         confirmed.append($0)
                     }
                     if isSelected && !confirmed.isEmpty {
