@@ -155,6 +155,8 @@ public struct RateTracker: Sendable {
         var bestChannel = -1
         var bestScore = -1.0
         var bestSpread = 0.0
+        // The chosen channel's autocorrelation at its own peak's period, and that period (s).
+        var bestAutocorrelation = 0.0, bestLag = Double.nan
         peaks.removeAll(keepingCapacity: true)
         channelScores.removeAll(keepingCapacity: true)
         channelScores.append(contentsOf: repeatElement(0, count: windows.count))
@@ -166,12 +168,16 @@ public struct RateTracker: Sendable {
             // A channel is as good as its spectrum is concentrated and its window repeats at its own
             // peak's period (a drift can be concentrated at a low frequency, but does not repeat).
             let conc = concentration(spectrum, atHz: f)
-            let score = conc * max(0.05, autocorrelation(clipped, lagSeconds: 1 / f))
+            let lag = 1 / f
+            let repetition = autocorrelation(clipped, lagSeconds: lag)
+            let score = conc * max(0.05, repetition)
             channelScores[c] = score
             if score > bestScore {
                 bestScore = score
                 bestChannel = c
                 bestSpread = lastSpread
+                bestAutocorrelation = repetition
+                bestLag = lag
                 swap(&best, &spectrum)
                 swap(&bestClipped, &clipped)
             }
@@ -233,7 +239,10 @@ public struct RateTracker: Sendable {
         var agreeing = 0
         for p in peaks where abs(p - bpm) <= settings.agreementBPM { agreeing += 1 }
         let agreement = Double(agreeing) / Double(max(1, peaks.count))
-        let periodicity = autocorrelation(bestClipped, lagSeconds: 60 / bpm)
+        // At the tracked rate's period; when that is the chosen channel's own peak's period to the
+        // bit (the tracked rate is usually that peak), the same computation was already done.
+        let period = 60 / bpm
+        let periodicity = period == bestLag ? bestAutocorrelation : autocorrelation(bestClipped, lagSeconds: period)
         let confidence = (agreement + conc / (1 + conc)) / 2 * max(0, periodicity).squareRoot()
         return Update(bpm: bpm, confidence: confidence, channel: bestChannel, concentration: conc, agreement: agreement,
                       spread: bestSpread, periodicity: periodicity)
