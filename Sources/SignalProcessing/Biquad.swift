@@ -103,6 +103,20 @@ public struct BiquadCascade: Sendable, Hashable {
         for i in sections.indices { sections[i].reset() }
     }
 
+    /// Takes the coefficients of `design` (the same number of sections) and keeps the running state,
+    /// so a streaming filter can be retuned between samples (small retunings give small transients).
+    public mutating func retune(to design: BiquadCascade) {
+        precondition(design.sections.count == sections.count, "a retuned filter keeps its number of sections")
+        for i in sections.indices {
+            let d = design.sections[i]
+            sections[i].b0 = d.b0
+            sections[i].b1 = d.b1
+            sections[i].b2 = d.b2
+            sections[i].a1 = d.a1
+            sections[i].a2 = d.a2
+        }
+    }
+
     /// Sets every section to the steady state for a constant input `x` (no start-up transient when the
     /// signal starts near `x`). Same as scipy's `sosfilt_zi(sos) * x`.
     public mutating func setSteadyState(input x: Double) {

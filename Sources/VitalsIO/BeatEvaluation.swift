@@ -5,7 +5,8 @@ import SignalProcessing
 /// Scores detected beats against ECG R-peaks (a PPG recording with a simultaneous ECG).
 ///
 /// Each pulse follows its R-peak by the pulse arrival delay; the recording's delay is estimated as the
-/// median lag from each beat to the R-peak before it, and beats are shifted back by it. A shifted
+/// one that matches the most beats (``arrivalDelay(_:rPeaks:tolerance:maximumDelay:)``), and beats are
+/// shifted back by it. A shifted
 /// beat matches the nearest R-peak within `tolerance` seconds (each R-peak matches at most once).
 /// Inter-beat intervals of consecutive matched beats are compared with the R-R intervals of their
 /// R-peaks.
@@ -33,13 +34,7 @@ public struct BeatEvaluation: Sendable {
 
     public static func score(name: String, beats: [Beat], rPeaks: [Double], tolerance: Double = 0.15) -> BeatEvaluation {
         let times = beats.map(\.time)
-        var lags: [Double] = []
-        var j = 0
-        for t in times {
-            while j + 1 < rPeaks.count && rPeaks[j + 1] <= t { j += 1 }
-            if j < rPeaks.count, rPeaks[j] <= t { lags.append(t - rPeaks[j]) }
-        }
-        let delay = lags.isEmpty ? 0 : Statistics.median(lags)
+        let delay = arrivalDelay(times, rPeaks: rPeaks, tolerance: tolerance)
         var match = [Int?](repeating: nil, count: times.count)
         var used = Set<Int>()
         var k = 0
@@ -71,6 +66,40 @@ public struct BeatEvaluation: Sendable {
         let clear = times.indices.filter { i in !doubtfulTimes.contains { abs($0 - (times[i] - delay)) < 0.5 } }
         result.ppvPlausible = Double(clear.filter { match[$0] != nil }.count) / Double(max(1, clear.count))
         return result
+    }
+
+    /// The pulse arrival delay, seconds: of the delays 0...`maximumDelay` in 5-ms steps, the one that
+    /// puts the most beats within `tolerance` of an R-peak before them, refined to the median lag of
+    /// those beats from their R-peak. (The median lag from each beat to the R-peak before it fails when the delay
+    /// is close to an R-R interval: the lags then split between about 0 and about one interval.)
+    static func arrivalDelay(_ times: [Double], rPeaks: [Double], tolerance: Double,
+                             maximumDelay: Double = 0.8) -> Double {
+        guard !times.isEmpty, !rPeaks.isEmpty else { return 0 }
+        /// The R-peak nearest `s`, by binary search.
+        func nearest(_ s: Double) -> Double {
+            var lo = 0, hi = rPeaks.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if rPeaks[mid] < s { lo = mid + 1 } else { hi = mid }
+            }
+            if lo == rPeaks.count { return rPeaks[lo - 1] }
+            if lo == 0 { return rPeaks[0] }
+            return s - rPeaks[lo - 1] < rPeaks[lo] - s ? rPeaks[lo - 1] : rPeaks[lo]
+        }
+        /// The lag of the beat at `t` from its R-peak under delay `d`, if one is near enough; a pulse
+        /// never precedes its own R-peak.
+        func lag(_ t: Double, _ d: Double) -> Double? {
+            let r = nearest(t - d)
+            return abs(r - (t - d)) <= tolerance && r <= t ? t - r : nil
+        }
+        var best = (delay: 0.0, count: -1)
+        for step in 0...Int((maximumDelay / 0.005).rounded()) {
+            let d = Double(step) * 0.005
+            let count = times.reduce(0) { $0 + (lag($1, d) == nil ? 0 : 1) }
+            if count > best.count { best = (d, count) }
+        }
+        let lags = times.compactMap { lag($0, best.delay) }
+        return lags.isEmpty ? best.delay : Statistics.median(lags)
     }
 
     /// Marks R-peaks next to an R-R interval more than 30 % away from the median of its neighbours

@@ -169,4 +169,23 @@ private func lowPassSquared(_ f: Double, cutoff: Double, fs: Double, order: Int)
         let y = f.filtfilt([1, 2, 3, 4, 5])
         #expect(y.count == 5 && y.allSatisfy(\.isFinite))
     }
+
+    @Test func aRetunedFilterKeepsItsStateAndTakesTheNewResponse() {
+        let fs = 30.0
+        let narrow = Butterworth.bandPass(order: 2, low: 0.5, high: 5, sampleRate: fs)
+        let wide = Butterworth.bandPass(order: 2, low: 0.5, high: 7, sampleRate: fs)
+        var f = narrow
+        let x = (0..<300).map { sin(2 * Double.pi * 1.2 * Double($0) / fs) + 0.3 * sin(2 * Double.pi * 6 * Double($0) / fs) }
+        for v in x.prefix(150) { _ = f.process(v) }
+        let stateBefore = f.sections.map { [$0.s1, $0.s2] }
+        f.retune(to: wide)
+        #expect(f.sections.map { [$0.s1, $0.s2] } == stateBefore)
+        #expect(f.magnitude(atFrequency: 6, sampleRate: fs) == wide.magnitude(atFrequency: 6, sampleRate: fs))
+        #expect(f.magnitude(atFrequency: 6, sampleRate: fs) > 1.5 * narrow.magnitude(atFrequency: 6, sampleRate: fs))
+        // Retuned to its own design, a filter runs on exactly as if nothing had happened.
+        var a = narrow, b = narrow
+        for v in x.prefix(150) { _ = a.process(v); _ = b.process(v) }
+        b.retune(to: narrow)
+        for v in x.suffix(150) { #expect(a.process(v) == b.process(v)) }
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import VitalsIO
 import PulseDetection
@@ -29,4 +30,17 @@ import PulseDetection
     let beats = try #require(FingertipEvaluation.beatRate(analysis))
     #expect(beats.intervals >= 40)
     #expect(abs(beats.bpm - 64) < 2)
+}
+
+@Test func anArrivalDelayNearlyAsLongAsAnIntervalIsFoundAsSuch() {
+    // R-R 0.58 s and the pulse 0.57 s after its R-peak, with ±25 ms of spread: the lag from each beat
+    // to the R-peak before it splits between ~0 and ~0.57 s, and their median lands in between.
+    let r = (0..<200).map { Double($0) * 0.58 }
+    let beats = (0..<199).map { k -> Beat in
+        let jitter = 0.025 * sin(Double(k) * 1.7)
+        return Beat(time: r[k] + 0.57 + jitter, interval: 0.58, strength: 1)
+    }
+    let e = BeatEvaluation.score(name: "t", beats: beats, rPeaks: r)
+    #expect(abs(e.arrivalDelay - 0.57) < 0.01, "delay \(e.arrivalDelay)")
+    #expect(e.sensitivity > 0.98)
 }
