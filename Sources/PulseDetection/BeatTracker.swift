@@ -118,12 +118,15 @@ public struct BeatTracker: Sendable {
     /// rewarded relative to the beats the tracker has taken, not to the detector's running typical.
     private var typicalConfirmedStrength = 1.0
 
+    /// After a beat is confirmed: the typical confirmed strength and, from the same sorted strengths,
+    /// the live-strength floor.
     private mutating func updateTypicalConfirmedStrength() {
         guard confirmedStrengths.count >= 3 else { return }
         strengthScratch.removeAll(keepingCapacity: true)
         strengthScratch.append(contentsOf: confirmedStrengths)
         strengthScratch.insertionSort()
         typicalConfirmedStrength = max(1e-9, Statistics.percentile(sorted: strengthScratch, 50))
+        cachedStrengthFloor = liveStrengthFloor(sorted: strengthScratch)
     }
 
     private mutating func liveStrengthFloor() -> Double {
@@ -132,10 +135,15 @@ public struct BeatTracker: Sendable {
         strengthScratch.removeAll(keepingCapacity: true)
         strengthScratch.append(contentsOf: confirmedStrengths)
         strengthScratch.insertionSort()
-        let lowerQuartile = Statistics.percentile(sorted: strengthScratch, 25)
-        let floor = max(settings.liveMinimumStrength, settings.liveRelativeStrength * lowerQuartile)
+        let floor = liveStrengthFloor(sorted: strengthScratch)
         cachedStrengthFloor = floor
         return floor
+    }
+
+    /// The live-strength floor from the confirmed strengths sorted ascending (at least 3).
+    private func liveStrengthFloor(sorted: [Double]) -> Double {
+        let lowerQuartile = Statistics.percentile(sorted: sorted, 25)
+        return max(settings.liveMinimumStrength, settings.liveRelativeStrength * lowerQuartile)
     }
 
     /// After a candidate arrives: the candidate that now ends the best sequence, if it is new.
