@@ -47,7 +47,8 @@ public struct BeatDetector: Sendable {
     private var held: (time: Double, slope: Double)?
     private var lastBeatTime: Double?
     private var strengths: RingBuffer<Double>
-    private var sortScratch: [Double] = []
+    /// The same values as `strengths`, ascending.
+    private var sortedStrengths: [Double] = []
     /// The upstroke found at the latest sample, if any: every local maximum of the slope, before any
     /// decision (input to ``BeatTracker``). Strength is relative to the typical recent beat.
     public private(set) var candidate: (time: Double, strength: Double)?
@@ -66,6 +67,7 @@ public struct BeatDetector: Sendable {
         held = nil
         lastBeatTime = nil
         strengths.removeAll()
+        sortedStrengths.removeAll(keepingCapacity: true)
         typical = nil
         candidate = nil
     }
@@ -111,18 +113,30 @@ public struct BeatDetector: Sendable {
         if let typical, h.slope < settings.minimumStrength * typical {
             return nil
         }
-        strengths.append(h.slope)
-        typical = typicalStrength()
+        let evicted = strengths.append(h.slope)
+        typical = typicalStrength(adding: h.slope, removing: evicted)
         let interval = lastBeatTime.map { h.time - $0 }
         lastBeatTime = h.time
         return Beat(time: h.time, interval: interval, strength: typical.map { h.slope / $0 } ?? 1)
     }
 
-    private mutating func typicalStrength() -> Double? {
-        guard !strengths.isEmpty else { return nil }
-        sortScratch.removeAll(keepingCapacity: true)
-        sortScratch.append(contentsOf: strengths)
-        sortScratch.insertionSort()
-        return Statistics.percentile(sorted: sortScratch, 50)
+    /// The median of `strengths` after `added` arrived and `evicted` (if any) left, from the sorted
+    /// copy brought up to date (a removal and an insertion instead of a sort per beat; the same
+    /// sorted values).
+    private mutating func typicalStrength(adding added: Double, removing evicted: Double?) -> Double? {
+        if let evicted {
+            if let i = sortedStrengths.firstIndex(of: evicted) {
+                sortedStrengths.remove(at: i)
+            } else {
+                // Not found (a value that equals nothing, NaN): sorted afresh.
+                sortedStrengths.removeAll(keepingCapacity: true)
+                sortedStrengths.append(contentsOf: strengths)
+                sortedStrengths.insertionSort()
+                return Statistics.percentile(sorted: sortedStrengths, 50)
+            }
+        }
+        let j = sortedStrengths.firstIndex(where: { $0 > added }) ?? sortedStrengths.count
+        sortedStrengths.insert(added, at: j)
+        return Statistics.percentile(sorted: sortedStrengths, 50)
     }
 }
