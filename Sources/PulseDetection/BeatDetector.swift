@@ -124,19 +124,11 @@ public struct BeatDetector: Sendable {
     /// copy brought up to date (a removal and an insertion instead of a sort per beat; the same
     /// sorted values).
     private mutating func typicalStrength(adding added: Double, removing evicted: Double?) -> Double? {
-        if let evicted {
-            if let i = sortedStrengths.firstIndex(of: evicted) {
-                sortedStrengths.remove(at: i)
-            } else {
-                // Not found (a value that equals nothing, NaN): sorted afresh.
-                sortedStrengths.removeAll(keepingCapacity: true)
-                sortedStrengths.append(contentsOf: strengths)
-                sortedStrengths.insertionSort()
-                return Statistics.percentile(sorted: sortedStrengths, 50)
-            }
+        if !sortedStrengths.sortedReplace(removing: evicted, inserting: added) {
+            sortedStrengths.removeAll(keepingCapacity: true)
+            sortedStrengths.append(contentsOf: strengths)
+            sortedStrengths.insertionSort()
         }
-        let j = sortedStrengths.firstIndex(where: { $0 > added }) ?? sortedStrengths.count
-        sortedStrengths.insert(added, at: j)
         return Statistics.percentile(sorted: sortedStrengths, 50)
     }
 }

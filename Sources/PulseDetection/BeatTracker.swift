@@ -75,7 +75,8 @@ public struct BeatTracker: Sendable {
     /// ``liveStrengthFloor()`` of the current `confirmedStrengths` and settings (it is asked for with
     /// every candidate and changes only when a beat is confirmed); nil when it must be worked out.
     private var cachedStrengthFloor: Double?
-    private var strengthScratch: [Double] = []
+    /// The same values as `confirmedStrengths`, ascending.
+    private var sortedConfirmedStrengths: [Double] = []
 
     public init(settings: Settings = Settings()) {
         self.settings = settings
@@ -89,6 +90,7 @@ public struct BeatTracker: Sendable {
         lastLiveTime = nil
         liveCandidate = nil
         confirmedStrengths.removeAll()
+        sortedConfirmedStrengths.removeAll(keepingCapacity: true)
         cachedStrengthFloor = nil
         typicalConfirmedStrength = 1
         openPathStart = nil
@@ -118,24 +120,18 @@ public struct BeatTracker: Sendable {
     /// rewarded relative to the beats the tracker has taken, not to the detector's running typical.
     private var typicalConfirmedStrength = 1.0
 
-    /// After a beat is confirmed: the typical confirmed strength and, from the same sorted strengths,
-    /// the live-strength floor.
+    /// After a beat is confirmed: the typical confirmed strength and the live-strength floor, from
+    /// the confirmed strengths kept sorted.
     private mutating func updateTypicalConfirmedStrength() {
         guard confirmedStrengths.count >= 3 else { return }
-        strengthScratch.removeAll(keepingCapacity: true)
-        strengthScratch.append(contentsOf: confirmedStrengths)
-        strengthScratch.insertionSort()
-        typicalConfirmedStrength = max(1e-9, Statistics.percentile(sorted: strengthScratch, 50))
-        cachedStrengthFloor = liveStrengthFloor(sorted: strengthScratch)
+        typicalConfirmedStrength = max(1e-9, Statistics.percentile(sorted: sortedConfirmedStrengths, 50))
+        cachedStrengthFloor = liveStrengthFloor(sorted: sortedConfirmedStrengths)
     }
 
     private mutating func liveStrengthFloor() -> Double {
         if let floor = cachedStrengthFloor { return floor }
         guard confirmedStrengths.count >= 3 else { return settings.liveMinimumStrength }
-        strengthScratch.removeAll(keepingCapacity: true)
-        strengthScratch.append(contentsOf: confirmedStrengths)
-        strengthScratch.insertionSort()
-        let floor = liveStrengthFloor(sorted: strengthScratch)
+        let floor = liveStrengthFloor(sorted: sortedConfirmedStrengths)
         cachedStrengthFloor = floor
         return floor
     }
@@ -237,7 +233,12 @@ public struct BeatTracker: Sendable {
             guard c.time < limit else { break }
             let interval = (c.bridged || lastConfirmedTime == nil || c.back != newAnchor) ? nil : c.time - lastConfirmedTime!
             emit(Beat(time: c.time, interval: interval, strength: c.strength))
-            confirmedStrengths.append(c.strength)
+            let evicted = confirmedStrengths.append(c.strength)
+            if !sortedConfirmedStrengths.sortedReplace(removing: evicted, inserting: c.strength) {
+                sortedConfirmedStrengths.removeAll(keepingCapacity: true)
+                sortedConfirmedStrengths.append(contentsOf: confirmedStrengths)
+                sortedConfirmedStrengths.insertionSort()
+            }
             cachedStrengthFloor = nil
             updateTypicalConfirmedStrength()
             lastConfirmedTime = c.time

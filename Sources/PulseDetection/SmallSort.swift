@@ -18,3 +18,18 @@ extension Array where Element == Double {
         }
     }
 }
+
+extension Array where Element == Double {
+    /// For an ascending array: removes one value equal to `old` (when given) and inserts `new` in
+    /// order, so that a sorted copy of a short sliding window follows it without a sort. Returns
+    /// false, changing nothing, when `old` is not found (NaN equals nothing): sort afresh then.
+    /// - Complexity: O(count); allocates nothing within the capacity.
+    mutating func sortedReplace(removing old: Double?, inserting new: Double) -> Bool {
+        if let old {
+            guard let i = firstIndex(of: old) else { return false }
+            remove(at: i)
+        }
+        insert(new, at: firstIndex(where: { $0 > new }) ?? count)
+        return true
+    }
+}

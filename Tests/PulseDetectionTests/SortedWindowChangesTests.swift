@@ -30,3 +30,24 @@ import SignalProcessing
         #expect(sorted == [1, 2, 3])
     }
 }
+
+@Suite struct SortedReplaceTests {
+    /// A sorted copy of an 8-value sliding window kept by `sortedReplace` equals the window sorted
+    /// after every step (ties included); a value that is not there is reported, nothing changed.
+    @Test func followsASlidingWindowAndReportsAMissingValue() {
+        var random = SplitMix64(seed: 8)
+        var ring = RingBuffer<Double>(capacity: 8)
+        var sorted: [Double] = []
+        for _ in 0..<500 {
+            let v = (random.uniform() * 6).rounded() / 2
+            let evicted = ring.append(v)
+            let found = sorted.sortedReplace(removing: evicted, inserting: v)
+            #expect(found)
+            #expect(sorted == Array(ring).sorted())
+        }
+        let before = sorted
+        let found = sorted.sortedReplace(removing: .nan, inserting: 1)
+        #expect(!found)
+        #expect(sorted == before)
+    }
+}
