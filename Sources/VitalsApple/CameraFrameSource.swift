@@ -131,6 +131,22 @@ public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable
         self.onFrame = onFrame
         torch = TorchLevelController()
 
+        // The configuration is committed before `startRunning()`: AVFoundation raises an exception
+        // when a session is started between `beginConfiguration()` and `commitConfiguration()`.
+        try configureSession(device: device)
+        errorObserver = NotificationCenter.default.addObserver(
+            forName: AVCaptureSession.runtimeErrorNotification, object: session, queue: nil
+        ) { [weak self] _ in self?.stop() }
+        running = true
+        session.startRunning()
+        // The torch was set while configuring; set once more when the session runs (queued after this
+        // call): a level applied before the session started is not documented to survive its start.
+        apply(.setTorchLevel(torch.initialLevel))
+    }
+
+    /// Adds the camera input and the video output, and sets the format, frame rate and torch, in
+    /// one configuration block.
+    private func configureSession(device: AVCaptureDevice) throws {
         session.beginConfiguration()
         defer { session.commitConfiguration() }
         let input: AVCaptureDeviceInput
@@ -172,11 +188,6 @@ public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable
         } catch {
             throw MonitorError(.configurationFailed, "cannot configure the camera: \(error.localizedDescription)")
         }
-        errorObserver = NotificationCenter.default.addObserver(
-            forName: AVCaptureSession.runtimeErrorNotification, object: session, queue: nil
-        ) { [weak self] _ in self?.stop() }
-        running = true
-        session.startRunning()
     }
 
     /// Torch off, session stopped, inputs and outputs removed.
