@@ -15,7 +15,8 @@ import SignalProcessing
 /// (oriented by its correlation with the best colour channel). PPG inputs give one channel, taken as
 /// recorded (larger = more blood).
 ///
-/// Inputs with non-finite values, or whose time does not increase, are skipped and counted. A silence
+/// Inputs with non-finite values or values beyond ±``maximumMagnitude``, or whose time does not
+/// increase, are skipped and counted. A silence
 /// longer than `maximumGap` ends the current stretch: a `.gap` event, and analysis starts afresh.
 ///
 /// - Complexity: O(1) per input sample (amortised); O(window) work every hop.
@@ -68,8 +69,19 @@ public struct PulseAnalyzer: Sendable {
         public init() {}
     }
 
+    /// Largest input value magnitude analysed, 1e100: no light level or PPG reading comes near it, and
+    /// beyond it the filters' and the window statistics' arithmetic (squares, sums) can overflow to
+    /// infinities and NaNs.
+    public static let maximumMagnitude = 1e100
+
+    /// Whether `x` is a value the analysis can take: finite and within ±``maximumMagnitude`` (false
+    /// for NaN).
+    @inline(__always)
+    static func isUsable(_ x: Double) -> Bool { abs(x) <= maximumMagnitude }
+
     /// Counts of inputs the analyzer skipped, and why.
     public struct Rejections: Sendable, Equatable {
+        /// Inputs with a non-finite time or value, or a value beyond ±``PulseAnalyzer/maximumMagnitude``.
         public var nonFinite = 0
         public var nonIncreasingTime = 0
         public var wrongKind = 0
@@ -285,7 +297,7 @@ public struct PulseAnalyzer: Sendable {
         var count = blockCount
         var i = start
         while i < buffer.count {
-            guard case .ppg(let t, let v) = buffer[i], t.isFinite, v.isFinite, t > last, t - last <= gapLimit else { break }
+            guard case .ppg(let t, let v) = buffer[i], t.isFinite, Self.isUsable(v), t > last, t - last <= gapLimit else { break }
             last = t
             resampler.push(time: t, value: v)
             while let (gt, g0) = resampler.next() {
@@ -331,7 +343,7 @@ public struct PulseAnalyzer: Sendable {
             rejections.wrongKind += 1
             return
         }
-        guard t.isFinite, v0.isFinite, v1.isFinite, v2.isFinite, v3.isFinite else {
+        guard t.isFinite, Self.isUsable(v0), Self.isUsable(v1), Self.isUsable(v2), Self.isUsable(v3) else {
             rejections.nonFinite += 1
             return
         }

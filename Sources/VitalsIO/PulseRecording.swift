@@ -56,8 +56,10 @@ public struct PulseRecording: Sendable {
         let n = signal[0].count
         guard n >= 2 else { throw InputError(.tooShort, "\(src): only \(n) data row(s)") }
         for (k, values) in signal.enumerated() {
-            if let i = values.firstIndex(where: { !$0.isFinite }) {
-                let what = values[i].isNaN ? "an empty or NaN value" : "an infinite value"
+            if let i = values.firstIndex(where: { !(abs($0) <= PulseAnalyzer.maximumMagnitude) }) {
+                let what = values[i].isNaN ? "an empty or NaN value"
+                    : values[i].isInfinite ? "an infinite value"
+                    : String(format: "the value %g, beyond ±%g (no sensor reads that)", values[i], PulseAnalyzer.maximumMagnitude)
                 throw InputError(.nonFinite, "\(src): line \(i + 2), column '\(csv.header[signalColumns[k]])' has \(what)")
             }
         }

@@ -254,6 +254,20 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
         expectSameEvents(events(dirty), events(Self.clean))
     }
 
+    @Test func valuesTooLargeToFilterAreSkippedAndCountedNotACrash() {
+        // 1e300 would overflow the filters and the window statistics into infinities and NaNs.
+        var dirty = Self.clean
+        let t = (dirty[150].time + dirty[151].time) / 2
+        dirty.insert(.color(ColorSample(time: t, red: 1e300, green: 40, blue: 20)), at: 151)
+        let analysis = PulseAnalysis.run(dirty, sampleRate: 30)
+        #expect(analysis.rejections.nonFinite == 1)
+        expectSameEvents(events(dirty), events(Self.clean))
+        let ppg = (0..<3000).map { i -> PulseInput in
+            .ppg(time: Double(i) / 100, value: (i % 7 == 0 ? 1e308 : 1) * sin(Double(i) / 100 * 7))
+        }
+        #expect(PulseAnalysis.run(ppg, sampleRate: 100).rejections.nonFinite > 400)
+    }
+
     @Test func repeatedAndBackwardTimestampsAreSkippedAndCounted() {
         var dirty = Self.clean
         dirty.insert(dirty[150], at: 151)  // repeated

@@ -55,6 +55,12 @@ import Testing
         #expect(throws: InputError.self) { try load("time_s,ppg\n0,1\n0.01,inf\n0.02,1\n") }
     }
 
+    @Test func valuesNoSensorReadsAreRejectedWithTheirLine() {
+        #expect(throws: InputError(.nonFinite, "t.csv: line 3, column 'ppg' has the value 1e+200, beyond ±1e+100 (no sensor reads that)")) {
+            try load("time_s,ppg\n0,1\n0.01,1e200\n0.02,1\n")
+        }
+    }
+
     @Test func timesInMillisecondsAreSuspectedByName() {
         #expect(throws: InputError(.badRate, "t.csv: sample rate 0.1 Hz is outside 5 Hz...10 kHz (are the times in milliseconds? time_s must be seconds)")) {
             try load(sine(rows: 300, rate: 100) { Double($0) * 1000 })
