@@ -434,13 +434,13 @@ public struct MotionLog: Sendable {
         let impossibleForRadians = p99 > 35
         if let option {
             if option == .radiansPerSecond && impossibleForRadians {
-                throw InputError(.unsupportedFormat, String(format: "%@: --gyro-unit rad/s contradicts the data (99th percentile %.0f rad/s is beyond any gyroscope; looks like deg/s)", source, p99))
+                throw InputError(.unsupportedFormat, String(format: "%@: --gyro-unit rad/s contradicts the data (99th percentile %.3g rad/s is beyond any gyroscope; looks like deg/s)", source, p99))
             }
             return option.toRadiansPerSecond
         }
         if let u = declared.first {
             if u == .radiansPerSecond && impossibleForRadians {
-                throw InputError(.unsupportedFormat, String(format: "%@: rotation-rate columns are named as rad/s but reach %.0f (99th percentile); pass --gyro-unit deg/s", source, p99))
+                throw InputError(.unsupportedFormat, String(format: "%@: rotation-rate columns are named as rad/s but reach %.3g (99th percentile); pass --gyro-unit deg/s", source, p99))
             }
             return u.toRadiansPerSecond
         }
