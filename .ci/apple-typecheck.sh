@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Type-checks the Apple-only adapters (Sources/VitalsApple) on Linux against the stand-ins in
+# .ci/apple-stubs (see its README): a throwaway package with the stubs as modules named AVFoundation,
+# CoreMedia, CoreVideo and CoreMotion depends on this repository, so the adapters' `#if canImport`
+# blocks compile. Usage: .ci/apple-typecheck.sh [REPO_ROOT]
+set -euo pipefail
+root=$(cd "${1:-$(dirname "$0")/..}" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/Sources/AppleCheck"
+for m in AVFoundation CoreMedia CoreVideo CoreMotion; do cp -r "$root/.ci/apple-stubs/$m" "$tmp/Sources/"; done
+ln -s "$root" "$tmp/vitals"
+echo "import Vitals" > "$tmp/Sources/AppleCheck/Check.swift"
+cat > "$tmp/Package.swift" <<'PKG'
+// swift-tools-version:6.0
+import PackageDescription
+let package = Package(
+    name: "AppleCheck",
+    dependencies: [.package(path: "vitals")],
+    targets: [
+        .target(name: "CoreMedia"),
+        .target(name: "CoreVideo", dependencies: ["CoreMedia"]),
+        .target(name: "AVFoundation", dependencies: ["CoreMedia", "CoreVideo"]),
+        .target(name: "CoreMotion"),
+        .target(name: "AppleCheck", dependencies: ["AVFoundation", "CoreMotion", .product(name: "Vitals", package: "vitals")]),
+    ]
+)
+PKG
+cd "$tmp"
+if ! swift build 2>"$tmp/err.txt" >"$tmp/out.txt"; then
+  grep -E "error:" "$tmp/out.txt" "$tmp/err.txt" | sort -u | head -20
+  echo "Apple adapters: type check FAILED"
+  exit 1
+fi
+echo "Apple adapters (CameraFrameSource, MotionManagerAdapter, SystemPedometer) type-check against the stubs"
