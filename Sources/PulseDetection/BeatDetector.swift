@@ -46,9 +46,7 @@ public struct BeatDetector: Sendable {
     private var primed = 0
     private var held: (time: Double, slope: Double)?
     private var lastBeatTime: Double?
-    private var strengths: RingBuffer<Double>
-    /// The same values as `strengths`, ascending.
-    private var sortedStrengths: [Double] = []
+    private var strengths: SortedRing
     /// The upstroke found at the latest sample, if any: every local maximum of the slope, before any
     /// decision (input to ``BeatTracker``). Strength is relative to the typical recent beat.
     public private(set) var candidate: (time: Double, strength: Double)?
@@ -58,7 +56,7 @@ public struct BeatDetector: Sendable {
     public init(rate: Double, settings: Settings = Settings()) {
         self.rate = rate
         self.settings = settings
-        strengths = RingBuffer(capacity: settings.strengthMemory)
+        strengths = SortedRing(capacity: settings.strengthMemory)
     }
 
     /// Forgets all state (a new stretch of signal).
@@ -67,7 +65,6 @@ public struct BeatDetector: Sendable {
         held = nil
         lastBeatTime = nil
         strengths.removeAll()
-        sortedStrengths.removeAll(keepingCapacity: true)
         typical = nil
         candidate = nil
     }
@@ -113,22 +110,10 @@ public struct BeatDetector: Sendable {
         if let typical, h.slope < settings.minimumStrength * typical {
             return nil
         }
-        let evicted = strengths.append(h.slope)
-        typical = typicalStrength(adding: h.slope, removing: evicted)
+        strengths.append(h.slope)
+        typical = Statistics.percentile(sorted: strengths.sorted, 50)
         let interval = lastBeatTime.map { h.time - $0 }
         lastBeatTime = h.time
         return Beat(time: h.time, interval: interval, strength: typical.map { h.slope / $0 } ?? 1)
-    }
-
-    /// The median of `strengths` after `added` arrived and `evicted` (if any) left, from the sorted
-    /// copy brought up to date (a removal and an insertion instead of a sort per beat; the same
-    /// sorted values).
-    private mutating func typicalStrength(adding added: Double, removing evicted: Double?) -> Double? {
-        if !sortedStrengths.sortedReplace(removing: evicted, inserting: added) {
-            sortedStrengths.removeAll(keepingCapacity: true)
-            sortedStrengths.append(contentsOf: strengths)
-            sortedStrengths.insertionSort()
-        }
-        return Statistics.percentile(sorted: sortedStrengths, 50)
     }
 }

@@ -53,10 +53,7 @@ public struct BeatTracker: Sendable {
     }
 
     public var settings: Settings {
-        didSet {
-            cachedStrengthFloor = nil
-            openPathStart = nil
-        }
+        didSet { openPathStart = nil }
     }
     private var candidates: [Candidate] = []
     private var base = 0  // absolute index of candidates[0]
@@ -70,13 +67,8 @@ public struct BeatTracker: Sendable {
     /// sequence depends on nothing else, so while it is valid and not older than the limit, nothing
     /// can be confirmed and the walk along the sequence is skipped.
     private var openPathStart: Double?
-    /// Strengths of the last confirmed beats, and scratch space for their lower quartile.
-    private var confirmedStrengths = RingBuffer<Double>(capacity: 8)
-    /// ``liveStrengthFloor()`` of the current `confirmedStrengths` and settings (it is asked for with
-    /// every candidate and changes only when a beat is confirmed); nil when it must be worked out.
-    private var cachedStrengthFloor: Double?
-    /// The same values as `confirmedStrengths`, ascending.
-    private var sortedConfirmedStrengths: [Double] = []
+    /// Strengths of the last confirmed beats, kept sorted for their median and lower quartile.
+    private var confirmedStrengths = SortedRing(capacity: 8)
 
     public init(settings: Settings = Settings()) {
         self.settings = settings
@@ -90,8 +82,6 @@ public struct BeatTracker: Sendable {
         lastLiveTime = nil
         liveCandidate = nil
         confirmedStrengths.removeAll()
-        sortedConfirmedStrengths.removeAll(keepingCapacity: true)
-        cachedStrengthFloor = nil
         typicalConfirmedStrength = 1
         openPathStart = nil
     }
@@ -120,25 +110,15 @@ public struct BeatTracker: Sendable {
     /// rewarded relative to the beats the tracker has taken, not to the detector's running typical.
     private var typicalConfirmedStrength = 1.0
 
-    /// After a beat is confirmed: the typical confirmed strength and the live-strength floor, from
-    /// the confirmed strengths kept sorted.
+    /// After a beat is confirmed: the typical confirmed strength.
     private mutating func updateTypicalConfirmedStrength() {
         guard confirmedStrengths.count >= 3 else { return }
-        typicalConfirmedStrength = max(1e-9, Statistics.percentile(sorted: sortedConfirmedStrengths, 50))
-        cachedStrengthFloor = liveStrengthFloor(sorted: sortedConfirmedStrengths)
+        typicalConfirmedStrength = max(1e-9, Statistics.percentile(sorted: confirmedStrengths.sorted, 50))
     }
 
-    private mutating func liveStrengthFloor() -> Double {
-        if let floor = cachedStrengthFloor { return floor }
+    private func liveStrengthFloor() -> Double {
         guard confirmedStrengths.count >= 3 else { return settings.liveMinimumStrength }
-        let floor = liveStrengthFloor(sorted: sortedConfirmedStrengths)
-        cachedStrengthFloor = floor
-        return floor
-    }
-
-    /// The live-strength floor from the confirmed strengths sorted ascending (at least 3).
-    private func liveStrengthFloor(sorted: [Double]) -> Double {
-        let lowerQuartile = Statistics.percentile(sorted: sorted, 25)
+        let lowerQuartile = Statistics.percentile(sorted: confirmedStrengths.sorted, 25)
         return max(settings.liveMinimumStrength, settings.liveRelativeStrength * lowerQuartile)
     }
 
@@ -233,13 +213,7 @@ public struct BeatTracker: Sendable {
             guard c.time < limit else { break }
             let interval = (c.bridged || lastConfirmedTime == nil || c.back != newAnchor) ? nil : c.time - lastConfirmedTime!
             emit(Beat(time: c.time, interval: interval, strength: c.strength))
-            let evicted = confirmedStrengths.append(c.strength)
-            if !sortedConfirmedStrengths.sortedReplace(removing: evicted, inserting: c.strength) {
-                sortedConfirmedStrengths.removeAll(keepingCapacity: true)
-                sortedConfirmedStrengths.append(contentsOf: confirmedStrengths)
-                sortedConfirmedStrengths.insertionSort()
-            }
-            cachedStrengthFloor = nil
+            confirmedStrengths.append(c.strength)
             updateTypicalConfirmedStrength()
             lastConfirmedTime = c.time
             newAnchor = k

@@ -1,3 +1,5 @@
+import SignalProcessing
+
 extension Array where Element == Double {
     /// Sorts a short array ascending in place by insertion: the same order as `sort()` (a sorted
     /// array of numbers is unique), without the general sort's set-up, for the handful of values
@@ -19,17 +21,40 @@ extension Array where Element == Double {
     }
 }
 
-extension Array where Element == Double {
-    /// For an ascending array: removes one value equal to `old` (when given) and inserts `new` in
-    /// order, so that a sorted copy of a short sliding window follows it without a sort. Returns
-    /// false, changing nothing, when `old` is not found (NaN equals nothing): sort afresh then.
-    /// - Complexity: O(count); allocates nothing within the capacity.
-    mutating func sortedReplace(removing old: Double?, inserting new: Double) -> Bool {
-        if let old {
-            guard let i = firstIndex(of: old) else { return false }
-            remove(at: i)
+/// A short sliding window of values (the last `capacity`) with a sorted copy kept up to date: one
+/// removal and one insertion per value instead of a sort, for the medians and quartiles of the last
+/// few beats' strengths the stages read on every beat.
+struct SortedRing: Sendable {
+    private var ring: RingBuffer<Double>
+    /// The window's values, ascending.
+    private(set) var sorted: [Double] = []
+
+    init(capacity: Int) {
+        ring = RingBuffer(capacity: capacity)
+        sorted.reserveCapacity(capacity)
+    }
+
+    /// Values in the window.
+    var count: Int { ring.count }
+
+    /// Adds `x`, dropping the oldest value once the window is full.
+    /// - Complexity: O(capacity); allocates nothing.
+    mutating func append(_ x: Double) {
+        if let old = ring.append(x) {
+            guard let i = sorted.firstIndex(of: old) else {
+                // Not found (a NaN equals nothing): sort the window afresh.
+                sorted.removeAll(keepingCapacity: true)
+                ring.appendElements(to: &sorted)
+                sorted.insertionSort()
+                return
+            }
+            sorted.remove(at: i)
         }
-        insert(new, at: firstIndex(where: { $0 > new }) ?? count)
-        return true
+        sorted.insert(x, at: sorted.firstIndex(where: { $0 > x }) ?? sorted.count)
+    }
+
+    mutating func removeAll() {
+        ring.removeAll()
+        sorted.removeAll(keepingCapacity: true)
     }
 }

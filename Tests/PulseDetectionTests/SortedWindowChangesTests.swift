@@ -31,23 +31,23 @@ import SignalProcessing
     }
 }
 
-@Suite struct SortedReplaceTests {
-    /// A sorted copy of an 8-value sliding window kept by `sortedReplace` equals the window sorted
-    /// after every step (ties included); a value that is not there is reported, nothing changed.
-    @Test func followsASlidingWindowAndReportsAMissingValue() {
+@Suite struct SortedRingTests {
+    /// The sorted copy of an 8-value sliding window equals the window sorted after every step (ties
+    /// included); a leaving value that cannot be found (a NaN) makes it sort the window afresh.
+    @Test func followsASlidingWindowAndRecoversFromAValueItCannotFind() {
         var random = SplitMix64(seed: 8)
         var ring = RingBuffer<Double>(capacity: 8)
-        var sorted: [Double] = []
+        var sorted = SortedRing(capacity: 8)
         for _ in 0..<500 {
             let v = (random.uniform() * 6).rounded() / 2
-            let evicted = ring.append(v)
-            let found = sorted.sortedReplace(removing: evicted, inserting: v)
-            #expect(found)
-            #expect(sorted == Array(ring).sorted())
+            ring.append(v)
+            sorted.append(v)
+            #expect(sorted.count == ring.count)
+            #expect(sorted.sorted == Array(ring).sorted())
         }
-        let before = sorted
-        let found = sorted.sortedReplace(removing: .nan, inserting: 1)
-        #expect(!found)
-        #expect(sorted == before)
+        sorted.append(.nan)
+        let after = (0..<8).map { Double(8 - $0) }
+        for v in after { sorted.append(v) }
+        #expect(sorted.sorted == after.sorted())
     }
 }
