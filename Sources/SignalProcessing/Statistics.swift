@@ -67,7 +67,6 @@ extension Statistics {
         return (lower + upper) / 2
     }
 
-    /// Reorders `a` so that `a[k]` is the k-th smallest value, smaller ones before it, larger after.
     /// The `p`-th percentile of the values in `buffer`, equal to ``percentile(_:_:)`` of them (the
     /// same two order statistics, interpolated by the same formula), found by selection instead of a
     /// sort. Reorders `buffer`. For finite values (selection assumes a total order).
@@ -90,6 +89,7 @@ extension Statistics {
         return a + (b - a) * (rank - Double(lo))
     }
 
+    /// Reorders `a` so that `a[k]` is the k-th smallest value, smaller ones before it, larger after.
     @inlinable
     static func select(_ a: UnsafeMutableBufferPointer<Double>, _ k: Int) -> Double {
         var lo = 0
