@@ -144,6 +144,17 @@ public struct PulseAnalyzer: Sendable {
     /// sample at a time, without the per-sample call overhead), then the stages run sample by sample.
     private static let blockCapacity = 256
 
+    /// The per-channel rows of `block`, after its row of times.
+    private enum Lane: Int {
+        case raw, beatBand, trackerBand, level
+    }
+
+    /// Row `lane` of channel `ch` in the block at `base` (`blockCapacity` values).
+    @inline(__always)
+    private func row(_ base: UnsafeMutablePointer<Double>, _ lane: Lane, _ ch: Int) -> UnsafeMutablePointer<Double> {
+        base + (1 + lane.rawValue * channelNames.count + ch) * Self.blockCapacity
+    }
+
     /// - Parameters:
     ///   - sampleRate: the rate of the uniform grid, Hz: the source's nominal frame or sample rate.
     public init(sampleRate: Double, settings: Settings = Settings()) {
@@ -392,7 +403,7 @@ public struct PulseAnalyzer: Sendable {
             block[cap + blockCount] = g0
             for ch in 1..<n {
                 // Every channel has the same times, so the same grid points.
-                block[(1 + ch) * cap + blockCount] = resamplers[ch].next()!.value
+                row(block, .raw, ch)[blockCount] = resamplers[ch].next()!.value
             }
             blockCount += 1
         }
@@ -403,13 +414,12 @@ public struct PulseAnalyzer: Sendable {
     private mutating func flush(_ base: UnsafeMutablePointer<Double>, emit: (PulseEvent) -> Void) {
         guard blockCount > 0 else { return }
         let n = channelNames.count
-        let cap = Self.blockCapacity
         let m = blockCount
         for ch in 0..<n {
-            let raw = base + (1 + ch) * cap
-            let beat = base + (1 + n + ch) * cap
-            let track = base + (1 + 2 * n + ch) * cap
-            let level = base + (1 + 3 * n + ch) * cap
+            let raw = row(base, .raw, ch)
+            let beat = row(base, .beatBand, ch)
+            let track = row(base, .trackerBand, ch)
+            let level = row(base, .level, ch)
             if gridCount == 0 {
                 // Start every filter as if the first value had always been there: no step transient
                 // from the signal's level (a red channel near 250) masquerading as a slow pulse.
@@ -477,12 +487,10 @@ public struct PulseAnalyzer: Sendable {
     /// by `flush`); `gridCount` counts the samples before the range.
     private mutating func runChannel(_ ch: Int, _ base: UnsafeMutablePointer<Double>, _ range: Range<Int>,
                                      detector: UnsafeMutablePointer<BeatDetector>, emit: (PulseEvent) -> Void) {
-        let n = channelNames.count
-        let cap = Self.blockCapacity
-        let raw = base + (1 + ch) * cap
-        let beat = base + (1 + n + ch) * cap
-        let track = base + (1 + 2 * n + ch) * cap
-        let level = base + (1 + 3 * n + ch) * cap
+        let raw = row(base, .raw, ch)
+        let beat = row(base, .beatBand, ch)
+        let track = row(base, .trackerBand, ch)
+        let level = row(base, .level, ch)
         var last = lastValues[ch], run = flatRuns[ch], blocked = blockedUntil[ch]
         let orient = orientation[ch]
         let isSelected = ch == selected
@@ -587,11 +595,10 @@ public struct PulseAnalyzer: Sendable {
     /// channels up to `channel`, through `k - 1` for the later ones.
     private mutating func catchUpShapes(_ base: UnsafeMutablePointer<Double>, through k: Int, channel: Int) {
         let n = channelNames.count
-        let cap = Self.blockCapacity
         for c in 0..<n {
             let target = c <= channel ? k + 1 : k
             guard shapeCursors[c] < target else { continue }
-            let beat = base + (1 + n + c) * cap
+            let beat = row(base, .beatBand, c)
             let orient = orientation[c]
             shapes[c].append(beat + shapeCursors[c], count: target - shapeCursors[c], scale: orient,
                              lastTime: base[target - 1])
