@@ -122,13 +122,9 @@ public struct BeatEvaluation: Sendable {
 
     /// Scores every `NAME.csv` (`time_s`, ..., `ppg`) with a `NAME_rpeaks.csv` (`time_s`) in `directory`.
     public static func run(directory: String, settings: PulseAnalyzer.Settings = .init()) throws -> [BeatEvaluation] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
-            throw InputError(.fileNotFound, "\(directory): no such directory")
-        }
-        let files = names
+        let files = try directoryEntries(directory)
             .filter { $0.hasSuffix(".csv") && !$0.hasSuffix("_rpeaks.csv") }
             .filter { FileManager.default.fileExists(atPath: directory + "/" + $0.dropLast(4) + "_rpeaks.csv") }
-            .sorted()
         guard !files.isEmpty else { throw InputError(.fileNotFound, "\(directory): no NAME.csv with NAME_rpeaks.csv pairs") }
         return try files.map { file in
             let name = String(file.dropLast(4))

@@ -17,6 +17,15 @@ public struct InputError: Error, CustomStringConvertible, Equatable, Sendable {
     public var description: String { message }
 }
 
+/// The names of the entries of `directory`, sorted (the evaluations' data folders).
+/// - Throws: `InputError.fileNotFound` when the directory cannot be listed.
+func directoryEntries(_ directory: String) throws -> [String] {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+        throw InputError(.fileNotFound, "\(directory): no such directory")
+    }
+    return names.sorted()
+}
+
 /// A comma-separated text file with a header line, read once into memory and parsed on demand.
 ///
 /// Fields are located lazily; numeric columns are converted with `strtod` semantics (decimal or

@@ -28,13 +28,9 @@ public struct FingertipEvaluation: Sendable {
 
     public static func run(directory: String, window: Double = 10, hop: Double = 5, skipFirst: Double = 10,
                            settings: PulseAnalyzer.Settings = .init()) throws -> FingertipEvaluation {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
-            throw InputError(.fileNotFound, "\(directory): no such directory")
-        }
-        let files = names
+        let files = try directoryEntries(directory)
             .filter { $0.hasSuffix(".csv") && !$0.hasSuffix("_truth.csv") }
             .filter { name in FileManager.default.fileExists(atPath: directory + "/" + name.dropLast(4) + "_truth.csv") }
-            .sorted()
         guard !files.isEmpty else {
             throw InputError(.fileNotFound, "\(directory): no NAME.csv with NAME_truth.csv pairs")
         }

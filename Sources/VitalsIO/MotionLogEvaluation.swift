@@ -8,10 +8,7 @@ public enum MotionEvaluation {
     /// CSV files in `directory`, sorted by name.
     /// - Throws: `InputError.fileNotFound` when the directory is missing or holds no CSV.
     public static func csvFiles(in directory: String) throws -> [String] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
-            throw InputError(.fileNotFound, "\(directory): no such directory")
-        }
-        let files = names.filter { $0.lowercased().hasSuffix(".csv") }.sorted()
+        let files = try directoryEntries(directory).filter { $0.lowercased().hasSuffix(".csv") }
         guard !files.isEmpty else { throw InputError(.fileNotFound, "\(directory): no .csv files") }
         return files.map { (directory as NSString).appendingPathComponent($0) }
     }

@@ -28,11 +28,8 @@ public enum StepEvaluation {
     /// - Throws: `InputError` when the folder is missing or holds no recording.
     public static func oxford(directory: String) throws -> [OxfordResult] {
         let fm = FileManager.default
-        guard let names = try? fm.contentsOfDirectory(atPath: directory) else {
-            throw InputError(.fileNotFound, "\(directory): no such folder")
-        }
         var results: [OxfordResult] = []
-        for name in names.sorted() {
+        for name in try directoryEntries(directory) {
             let dir = directory + "/" + name
             let truthPath = dir + "/steps_truth.json"
             guard fm.fileExists(atPath: dir + "/accelerometer.csv"), fm.fileExists(atPath: truthPath) else { continue }
@@ -117,11 +114,8 @@ public enum StepEvaluation {
     /// - Throws: `InputError` when the folder is missing or holds no trial.
     public static func gait(directory: String) throws -> [GaitResult] {
         let fm = FileManager.default
-        guard let names = try? fm.contentsOfDirectory(atPath: directory) else {
-            throw InputError(.fileNotFound, "\(directory): no such folder")
-        }
         var results: [GaitResult] = []
-        for file in names.sorted() where file.hasSuffix("_lb.txt") {
+        for file in try directoryEntries(directory) where file.hasSuffix("_lb.txt") {
             let name = String(file.dropLast("_lb.txt".count))
             guard fm.fileExists(atPath: directory + "/" + name + ".json") else { continue }
             let truth = try readTruth(path: directory + "/" + name + ".json")

@@ -44,12 +44,9 @@ public struct VideoEvaluation: Sendable {
     /// - Throws: `InputError` when the folder is missing or holds no video with a truth file.
     public static func run(directory: String, maxDimension: Int? = 160) throws -> VideoEvaluation {
         let fm = FileManager.default
-        guard let names = try? fm.contentsOfDirectory(atPath: directory) else {
-            throw InputError(.fileNotFound, "\(directory): no such folder")
-        }
         let videoExtensions: Set<String> = ["y4m", "mp4", "mov", "m4v", "avi", "mkv", "webm"]
         var results: [Result] = []
-        for name in names.sorted() {
+        for name in try directoryEntries(directory) {
             let url = URL(fileURLWithPath: directory).appendingPathComponent(name)
             guard videoExtensions.contains(url.pathExtension.lowercased()) else { continue }
             let truthURL = url.deletingPathExtension().appendingPathExtension("json")
