@@ -32,15 +32,10 @@ public struct VideoColorMeans: Sendable {
         if let tiles {
             var statistics = TileStatistics(grid: tiles)
             var means: [ColorSample] = []
-            var samples: [ColorSample] = []
-            if let hint = info.frameCountHint, hint > 0 { samples.reserveCapacity(min(hint, 1 << 20)) }
-            try reader.forEachFrame { frame in
-                samples.append(try sampler.sample(frame))
+            samples = try reader.colorSamples(sampler: sampler, progress: report) { frame in
                 try tiles.sample(frame, into: &means)
                 statistics.add(means)
-                report(frame.time)
             }
-            self.samples = samples
             tileStatistics = statistics
         } else {
             samples = try reader.colorSamples(sampler: sampler, progress: report)

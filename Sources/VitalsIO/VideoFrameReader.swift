@@ -49,14 +49,18 @@ extension VideoFrameReader {
     /// The mean colour of every frame, in presentation order.
     /// - Parameter sampler: region and stride of the mean.
     /// - Parameter progress: called after each frame with the frame's time (seconds).
-    /// - Throws: `InputError` from the reader; `FrameError` when the region misses the frames.
+    /// - Parameter body: called with each frame after its mean is taken (more work on the same pixels).
+    /// - Throws: `InputError` from the reader; `FrameError` when the region misses the frames; what
+    ///   `body` throws.
     public func colorSamples(
-        sampler: FrameSampler = try! FrameSampler(), progress: ((Double) -> Void)? = nil
+        sampler: FrameSampler = try! FrameSampler(), progress: ((Double) -> Void)? = nil,
+        eachFrame body: ((Frame) throws -> Void)? = nil
     ) throws -> [ColorSample] {
         var samples: [ColorSample] = []
         if let hint = videoInfo.frameCountHint, hint > 0 { samples.reserveCapacity(min(hint, 1 << 20)) }
         try forEachFrame { frame in
             samples.append(try sampler.sample(frame))
+            try body?(frame)
             progress?(frame.time)
         }
         return samples
