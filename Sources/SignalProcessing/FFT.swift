@@ -332,11 +332,6 @@ private func load2(_ p: UnsafePointer<Double>) -> SIMD2<Double> {
 }
 
 @inline(__always)
-private func load2(_ p: UnsafeMutablePointer<Double>) -> SIMD2<Double> {
-    UnsafeRawPointer(p).loadUnaligned(as: SIMD2<Double>.self)
-}
-
-@inline(__always)
 private func store2(_ v: SIMD2<Double>, _ p: UnsafeMutablePointer<Double>) {
     UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD2<Double>.self)
 }
