@@ -85,17 +85,15 @@ public struct BeatShape: Sendable {
     }
 
     /// The grade of the beat at `time` (seconds), given the expected `period` (seconds): its
-    /// correlation with the template, the shift (seconds) at which it fits the template best, and
-    /// whether that makes it doubtful; a good beat then updates the template. Nil while the template is
+    /// correlation with the template, its amplitude over the typical beat's, and whether that makes
+    /// it doubtful; a good beat then updates the template. Nil while the template is
     /// being built or when the beat's window is not (or no longer) in the history.
     public mutating func grade(beatAt time: Double, period: Double)
         -> (correlation: Double, amplitude: Double, isDoubtful: Bool)? {
         guard extract(at: time, period: period) else { return nil }
         guard templateBeats >= Self.initialBeats else {
             templateBeats += 1
-            let w = 1 / Double(templateBeats)
-            for i in template.indices { template[i] += w * (snippet[i] - template[i]) }
-            typicalNorm += w * (snippetNorm - typicalNorm)
+            learn(weight: 1 / Double(templateBeats))
             if templateBeats == Self.initialBeats { normalize(&template) }
             return nil
         }
@@ -104,9 +102,8 @@ public struct BeatShape: Sendable {
         let doubtful = r < Self.minimumCorrelation || amplitude > Self.maximumAmplitude
         if !doubtful {
             misses = 0
-            for i in template.indices { template[i] += Self.templateWeight * (snippet[i] - template[i]) }
+            learn(weight: Self.templateWeight)
             normalize(&template)
-            typicalNorm += Self.templateWeight * (snippetNorm - typicalNorm)
         } else {
             misses += 1
             if misses >= Self.rebuildAfter {
@@ -117,6 +114,12 @@ public struct BeatShape: Sendable {
             }
         }
         return (r, amplitude, doubtful)
+    }
+
+    /// Moves the template and the typical amplitude toward the current beat by `weight` (0...1).
+    private mutating func learn(weight w: Double) {
+        for i in template.indices { template[i] += w * (snippet[i] - template[i]) }
+        typicalNorm += w * (snippetNorm - typicalNorm)
     }
 
     private func correlation() -> Double {
