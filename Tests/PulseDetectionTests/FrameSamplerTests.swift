@@ -125,8 +125,9 @@ func expectClose(_ c: ColorSample, _ ref: (Double, Double, Double), tolerance: D
 }
 
 struct FrameSamplerTests {
-    /// Sizes chosen to hit the 64-byte block loop, its tail, odd sizes and rows longer than one
-    /// 256-step flush (1100 BGRA pixels = 4400 bytes = 68 blocks; 4200 luma bytes).
+    /// Sizes chosen to hit the 16-byte load loop, its tail, odd sizes, fewer and more rows than
+    /// the eight read side by side, and rows longer than one widening (1100 BGRA pixels = 4400 bytes;
+    /// 4200 luma bytes).
     static let sizes: [(Int, Int)] = [(1, 1), (3, 5), (17, 9), (33, 31), (64, 48), (1100, 7), (1100, 33), (4200, 3)]
 
     @Test(arguments: [1, 2, 3, 4, 7])
@@ -142,15 +143,33 @@ struct FrameSamplerTests {
         }
     }
 
-    @Test func bgraMeanOfALargeFlatFrameIsExact() throws {
-        // 1920x1080 of one colour: any overflow in the 16-bit lanes would show.
+    @Test(arguments: [1, 2, 4])
+    func largeFlatFramesOfTheHighestValuesAreExact(stride: Int) throws {
+        // 1920x1080 of one colour near 255: any overflow in the 16-bit lanes would show.
         let w = 1920, h = 1080
         var p = [UInt8](repeating: 0, count: 4 * w * h)
         for i in 0..<(w * h) { p[4 * i] = 255; p[4 * i + 1] = 254; p[4 * i + 2] = 253; p[4 * i + 3] = 255 }
+        let sampler = try FrameSampler(stride: stride)
         let c = try p.withUnsafeBytes { buf in
-            try FrameSampler().sample(try Frame(bgra: buf.baseAddress!, width: w, height: h, bytesPerRow: 4 * w, time: 0))
+            try sampler.sample(try Frame(bgra: buf.baseAddress!, width: w, height: h, bytesPerRow: 4 * w, time: 0))
         }
         #expect(c.blue == 255 && c.green == 254 && c.red == 253)
+        // The same bytes as a 4:2:0 frame: luma all 255, Cb 255 and Cr 254 (alternating bytes).
+        let m = try p.withUnsafeBytes { buf in
+            let base = buf.baseAddress!
+            var chroma = [UInt8](repeating: 0, count: w * h / 2)
+            for i in 0..<(w * h / 4) { chroma[2 * i] = 255; chroma[2 * i + 1] = 254 }
+            return try chroma.withUnsafeBytes { cbuf in
+                let frame = try Frame(
+                    yuv420BiPlanar: FramePlane(baseAddress: base, bytesPerRow: w),
+                    chroma: FramePlane(baseAddress: cbuf.baseAddress!, bytesPerRow: w),
+                    encoding: .fullRange601, width: w, height: h, time: 0)
+                return try sampler.yCbCrMeans(frame)
+            }
+        }
+        // The luma bytes run 255, 254, 253, 255: stride 2 reads 255 and 253, stride 4 only 255.
+        let luma = [1: (255.0 + 254 + 253 + 255) / 4, 2: (255.0 + 253) / 2, 4: 255][stride]
+        #expect(m.y == luma && m.cb == 255 && m.cr == 254)
     }
 
     @Test func bgraRegionsInPixelsAndFractionsAreClippedToTheFrame() throws {
