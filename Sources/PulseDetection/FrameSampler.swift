@@ -143,8 +143,8 @@ public struct FrameSampler: Sendable, Hashable {
     ///
     /// When `stride` is a power of two and `stride * bytesPerSample <= 16` (strides 1, 2, 4 for BGRA;
     /// up to 16 for luma), rows are read 16 bytes at a time in SIMD registers and, for strides above
-    /// 1, the samples not wanted are masked off: a strided read costs the same per row as a full one,
-    /// and reads a `stride`-th of the rows. Other strides run a scalar loop.
+    /// 1, the samples not wanted are masked off: a strided read does the same arithmetic per row as a
+    /// full one, on a `stride`-th of the rows. Other strides run a scalar loop.
     static func sums(_ plane: FramePlane, _ rect: PixelRect, bytesPerSample: Int, stride: Int) -> SIMD4<UInt64> {
         if stride == 1 {
             return vectorSums(plane, rect, bytesPerSample: bytesPerSample, stride: 1, masked: false)
@@ -157,7 +157,6 @@ public struct FrameSampler: Sendable, Hashable {
 
     /// Rows read side by side (16 measured no better than 8 here).
     static let rowsPerGroup = 8
-
 
     /// The SIMD path of `sums`, 16 bytes per load viewed as eight 16-bit lanes.
     ///
