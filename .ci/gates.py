@@ -94,8 +94,11 @@ GATES = [
     ("IPOL resume latency p95 (s)", ["eval", "gait", f"{DATA}/gait-ipol"], ["resume_p95_s"], "max", 2.0, 2.0),
     ("IPOL trials with a false pause", ["eval", "gait", f"{DATA}/gait-ipol"],
      lambda d: d["trials_with_false_pause"] / len(d["trials"]), "max", 0.02, 0.02),
+    # The project's CI machine ran the frame and memcpy benchmarks 1.1-1.3x slower than this one
+    # (2026-11-22), so a floor within 20 % of a time measured here fails there without a regression:
+    # 400 Hz measures 13.2-13.7 ns here; its floor stays well inside the 50-ns target.
     ("pedometer CPU ns/sample at 400 Hz", ["bench", "--filter", "pedometer", "--rounds", "5"],
-     ["benchmarks", "name=pedometer-detect-400Hz", "ns_per_op"], "max", 16, 50),
+     ["benchmarks", "name=pedometer-detect-400Hz", "ns_per_op"], "max", 25, 50),
     ("pedometer CPU ns/sample at 100 Hz", ["bench", "--filter", "pedometer", "--rounds", "5"],
      ["benchmarks", "name=pedometer-detect-100Hz", "ns_per_op"], "max", 46, 50),
 ]
