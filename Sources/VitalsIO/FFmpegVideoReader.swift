@@ -442,6 +442,14 @@ final class DataBox: @unchecked Sendable {
 /// Opens a video for reading: Y4M natively (by its `YUV4MPEG2` signature), anything else through
 /// the `ffmpeg` program.
 public enum VideoFile {
+    /// File name extensions taken for videos (lowercase): Y4M and the containers ffmpeg reads.
+    public static let extensions: Set<String> = ["y4m", "mp4", "mov", "m4v", "avi", "mkv", "webm"]
+
+    /// Whether `path`'s extension (in any case) is one of ``extensions``.
+    public static func hasVideoExtension(_ path: String) -> Bool {
+        extensions.contains(URL(fileURLWithPath: path).pathExtension.lowercased())
+    }
+
     /// - Parameter options: ffmpeg decoding options (downscale, program path); ignored for Y4M.
     /// - Throws: `InputError` (`fileNotFound`, `unsupportedFormat`, `toolMissing`, `corrupt`, ...).
     public static func open(path: String, options: FFmpegVideoReader.Options = .init()) throws -> any VideoFrameReader {

@@ -44,11 +44,10 @@ public struct VideoEvaluation: Sendable {
     /// - Throws: `InputError` when the folder is missing or holds no video with a truth file.
     public static func run(directory: String, maxDimension: Int? = 160) throws -> VideoEvaluation {
         let fm = FileManager.default
-        let videoExtensions: Set<String> = ["y4m", "mp4", "mov", "m4v", "avi", "mkv", "webm"]
         var results: [Result] = []
         for name in try directoryEntries(directory) {
             let url = URL(fileURLWithPath: directory).appendingPathComponent(name)
-            guard videoExtensions.contains(url.pathExtension.lowercased()) else { continue }
+            guard VideoFile.hasVideoExtension(url.path) else { continue }
             let truthURL = url.deletingPathExtension().appendingPathExtension("json")
             guard let data = fm.contents(atPath: truthURL.path),
                   let doc = try? JSONSerialization.jsonObject(with: data) as? [String: Any],

@@ -53,7 +53,7 @@ struct HeartRate: ParsableCommand {
             path = url.path
         }
         var recording = try CLIError.wrap { () throws -> PulseRecording in
-            if HeartRate.isVideo(path) {
+            if VideoFile.hasVideoExtension(path) {
                 // Frames -> mean colours (ffmpeg downscales with area averaging, which keeps the mean).
                 let progress = ProgressBar(label: URL(fileURLWithPath: path).lastPathComponent)
                 let means = try VideoColorMeans(path: path, options: .init(maxDimension: 160), progress: progress.update)
@@ -85,12 +85,6 @@ struct HeartRate: ParsableCommand {
         } else {
             printSummary(recording: recording, analysis: analysis, report: report, windows: windowSpec)
         }
-    }
-
-    static let videoExtensions: Set<String> = ["y4m", "mp4", "mov", "m4v", "avi", "mkv", "webm"]
-
-    static func isVideo(_ path: String) -> Bool {
-        videoExtensions.contains(URL(fileURLWithPath: path).pathExtension.lowercased())
     }
 
     private func printSummary(recording: PulseRecording, analysis: PulseAnalysis, report: JSON,
