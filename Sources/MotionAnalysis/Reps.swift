@@ -115,14 +115,24 @@ public struct RepCounter: Sendable {
     }
 
     /// Feeds one sample; returns a set that ended before it, if any.
+    ///
+    /// Inlinable so a batch loop reads only the sample's time and gravity where it lies, rather than
+    /// copying the whole 112-byte sample for a call.
+    @inlinable
     public mutating func process(_ m: DeviceMotion) -> RepSet? {
+        process(time: m.time, gravity: m.gravity)
+    }
+
+    /// Feeds one sample: `time` in seconds, `gravity` in g (device frame); returns a set that ended
+    /// before it, if any.
+    public mutating func process(time: Double, gravity: Vector3) -> RepSet? {
         var finished: RepSet?
-        if !lastTime.isNaN && !(m.time - lastTime <= parameters.maximumInterval && m.time > lastTime) {
+        if !lastTime.isNaN && !(time - lastTime <= parameters.maximumInterval && time > lastTime) {
             finished = finish()
         }
-        lastTime = m.time
-        blockSum += m.gravity
-        blockTime += m.time
+        lastTime = time
+        blockSum += gravity
+        blockTime += time
         blockCount += 1
         guard blockCount == block else { return finished }
         let n = Double(blockCount)
