@@ -301,7 +301,12 @@ public struct RepCounter: Sendable {
                             y: cxy * v.x + cyy * v.y + cyz * v.z,
                             z: cxz * v.x + cyz * v.y + czz * v.z)
             guard w.magnitude > 0 else { return nil }
-            v = w.normalized
+            let next = w.normalized
+            // An exact fixed point (bit for bit) repeats forever: the remaining iterations could
+            // not change `v`, so stopping here gives the same direction as running all 100.
+            if next.x.bitPattern == v.x.bitPattern && next.y.bitPattern == v.y.bitPattern
+                && next.z.bitPattern == v.z.bitPattern { break }
+            v = next
         }
         let raw = gravity.map { ($0 - mean).dot(v) }
         // Centred moving average (shrinking at the ends).
@@ -357,15 +362,20 @@ public struct RepCounter: Sendable {
             divisor += 1
         }
         let period = Double(bestLag) / sampleRate
-        let sorted = x.sorted()
-        let range = Statistics.percentile(sorted: sorted, 95) - Statistics.percentile(sorted: sorted, 5)
+        // The 5th and 95th percentiles by selection on a scratch copy: the same order statistics and
+        // interpolation as sorting, in O(n).
+        var scratch = x
+        let (p5, p95) = scratch.withUnsafeMutableBufferPointer {
+            (Statistics.selectPercentile($0, 5), Statistics.selectPercentile($0, 95))
+        }
+        let range = p95 - p5
         guard range > 0 else { return nil }
         var choice: (cv: Double, count: Int)?
         for sign in [1.0, -1.0] {
             let y = x.map { sign * $0 }
             var peaks = Peaks.find(y, minDistance: max(1, Int(p.minimumDistance * period * sampleRate)),
                                    minProminence: p.minimumProminence * range).map(\.index)
-            let low = sign > 0 ? Statistics.percentile(sorted: sorted, 5) : -Statistics.percentile(sorted: sorted, 95)
+            let low = sign > 0 ? p5 : -p95
             peaks = trimEdges(peaks, y: y, low: low, time: time, parameters: p)
             var cv = Double.infinity
             if peaks.count >= 2 {
