@@ -57,7 +57,9 @@ public struct ImpactDetector: Sendable {
     }
 
     /// Feeds one device-motion sample.
-    /// Inlinable so a batch loop reads only the fields used, rather than copying the whole sample for a call.
+    ///
+    /// Inlinable so a batch loop reads only the fields used where the sample lies, rather than
+    /// copying the whole 112-byte sample for a call.
     @inlinable
     public mutating func process(_ m: DeviceMotion) -> ImpactEvent? {
         process(time: m.time, userAcceleration: m.userAcceleration.magnitude)
