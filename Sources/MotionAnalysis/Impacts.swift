@@ -57,6 +57,10 @@ public struct ImpactDetector: Sendable {
     }
 
     /// Feeds one device-motion sample.
+    ///
+    /// Inlinable so a batch loop reads only the fields used where the sample lies, rather than
+    /// copying the whole 112-byte sample for a call.
+    @inlinable
     public mutating func process(_ m: DeviceMotion) -> ImpactEvent? {
         process(time: m.time, userAcceleration: m.userAcceleration.magnitude)
     }

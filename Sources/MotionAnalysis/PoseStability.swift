@@ -94,6 +94,10 @@ public struct PoseStability: Sendable {
     }
 
     /// Feeds one device-motion sample.
+    ///
+    /// Inlinable so a batch loop reads only the fields used where the sample lies, rather than
+    /// copying the whole 112-byte sample for a call.
+    @inlinable
     public mutating func process(_ m: DeviceMotion) -> Hold? {
         process(time: m.time, gravity: m.gravity)
     }

@@ -115,14 +115,24 @@ public struct RepCounter: Sendable {
     }
 
     /// Feeds one sample; returns a set that ended before it, if any.
+    ///
+    /// Inlinable so a batch loop reads only the sample's time and gravity where it lies, rather than
+    /// copying the whole 112-byte sample for a call.
+    @inlinable
     public mutating func process(_ m: DeviceMotion) -> RepSet? {
+        process(time: m.time, gravity: m.gravity)
+    }
+
+    /// Feeds one sample: `time` in seconds, `gravity` in g (device frame); returns a set that ended
+    /// before it, if any.
+    public mutating func process(time: Double, gravity: Vector3) -> RepSet? {
         var finished: RepSet?
-        if !lastTime.isNaN && !(m.time - lastTime <= parameters.maximumInterval && m.time > lastTime) {
+        if !lastTime.isNaN && !(time - lastTime <= parameters.maximumInterval && time > lastTime) {
             finished = finish()
         }
-        lastTime = m.time
-        blockSum += m.gravity
-        blockTime += m.time
+        lastTime = time
+        blockSum += gravity
+        blockTime += time
         blockCount += 1
         guard blockCount == block else { return finished }
         let n = Double(blockCount)
@@ -291,7 +301,12 @@ public struct RepCounter: Sendable {
                             y: cxy * v.x + cyy * v.y + cyz * v.z,
                             z: cxz * v.x + cyz * v.y + czz * v.z)
             guard w.magnitude > 0 else { return nil }
-            v = w.normalized
+            let next = w.normalized
+            // An exact fixed point (bit for bit) repeats forever: the remaining iterations could
+            // not change `v`, so stopping here gives the same direction as running all 100.
+            if next.x.bitPattern == v.x.bitPattern && next.y.bitPattern == v.y.bitPattern
+                && next.z.bitPattern == v.z.bitPattern { break }
+            v = next
         }
         let raw = gravity.map { ($0 - mean).dot(v) }
         // Centred moving average (shrinking at the ends).
@@ -347,15 +362,20 @@ public struct RepCounter: Sendable {
             divisor += 1
         }
         let period = Double(bestLag) / sampleRate
-        let sorted = x.sorted()
-        let range = Statistics.percentile(sorted: sorted, 95) - Statistics.percentile(sorted: sorted, 5)
+        // The 5th and 95th percentiles by selection on a scratch copy: the same order statistics and
+        // interpolation as sorting, in O(n).
+        var scratch = x
+        let (p5, p95) = scratch.withUnsafeMutableBufferPointer {
+            (Statistics.selectPercentile($0, 5), Statistics.selectPercentile($0, 95))
+        }
+        let range = p95 - p5
         guard range > 0 else { return nil }
         var choice: (cv: Double, count: Int)?
         for sign in [1.0, -1.0] {
             let y = x.map { sign * $0 }
             var peaks = Peaks.find(y, minDistance: max(1, Int(p.minimumDistance * period * sampleRate)),
                                    minProminence: p.minimumProminence * range).map(\.index)
-            let low = sign > 0 ? Statistics.percentile(sorted: sorted, 5) : -Statistics.percentile(sorted: sorted, 95)
+            let low = sign > 0 ? p5 : -p95
             peaks = trimEdges(peaks, y: y, low: low, time: time, parameters: p)
             var cv = Double.infinity
             if peaks.count >= 2 {

@@ -80,7 +80,8 @@ public struct StrokeDetector: Sendable {
         var time = 0.0
         var rate = 0.0          // |ω|, rad/s
         var acrossWrist = 0.0   // ω_y (device frame), rad/s
-        var acceleration = 0.0  // |gravity + user|, g
+        // |gravity + user|², g²: the square root is taken only for the slots a decision reads.
+        var accelerationSquared = 0.0
     }
 
     enum Phase {
@@ -114,29 +115,41 @@ public struct StrokeDetector: Sendable {
     }
 
     /// Feeds one device-motion sample; returns a stroke decided at this sample, if any.
+    ///
+    /// Inlinable so a batch loop reads only the fields used where the sample lies, rather than
+    /// copying the whole 112-byte sample for a call.
+    @inlinable
     public mutating func process(_ m: DeviceMotion) -> SwingEvent? {
-        if !(m.time - lastTime <= parameters.maximumInterval) || m.time <= lastTime {
+        process(time: m.time, rotationRate: m.rotationRate, acceleration: m.totalAcceleration)
+    }
+
+    /// Feeds one sample: `time` in seconds, `rotationRate` in rad/s and total `acceleration`
+    /// (gravity + user acceleration, what an accelerometer reads) in g, both in the device frame;
+    /// returns a stroke decided at this sample, if any.
+    public mutating func process(time: Double, rotationRate: Vector3, acceleration: Vector3) -> SwingEvent? {
+        if !(time - lastTime <= parameters.maximumInterval) || time <= lastTime {
             if !lastTime.isNaN { restart() }
         }
-        lastTime = m.time
+        lastTime = time
         head = head + 1 == ring.count ? 0 : head + 1
-        let rate = m.rotationRate.magnitude
-        ring[head] = Slot(time: m.time, rate: rate, acrossWrist: m.rotationRate.y,
-                          acceleration: m.totalAcceleration.magnitude)
+        let rate = rotationRate.magnitude
+        ring[head] = Slot(time: time, rate: rate, acrossWrist: rotationRate.y,
+                          accelerationSquared: acceleration.x * acceleration.x + acceleration.y * acceleration.y
+                              + acceleration.z * acceleration.z)
         if filled < ring.count { filled += 1 }
 
         switch phase {
         case .idle:
-            if rate >= parameters.triggerRate && m.time - lastPeak >= parameters.refractory {
-                phase = .seeking(triggerTime: m.time, peakTime: m.time, peakRate: rate)
+            if rate >= parameters.triggerRate && time - lastPeak >= parameters.refractory {
+                phase = .seeking(triggerTime: time, peakTime: time, peakRate: rate)
             }
         case let .seeking(trigger, peakTime, peakRate):
             var pt = peakTime, pr = peakRate
-            if rate > pr { pt = m.time; pr = rate }
-            phase = m.time - trigger >= parameters.peakSearch ? .collecting(peakTime: pt, peakRate: pr)
+            if rate > pr { pt = time; pr = rate }
+            phase = time - trigger >= parameters.peakSearch ? .collecting(peakTime: pt, peakRate: pr)
                 : .seeking(triggerTime: trigger, peakTime: pt, peakRate: pr)
         case let .collecting(peakTime, peakRate):
-            if m.time >= peakTime + parameters.window {
+            if time >= peakTime + parameters.window {
                 phase = .idle
                 let stroke = decide(peakTime: peakTime, peakRate: peakRate)
                 if stroke != nil { lastPeak = peakTime }
@@ -217,7 +230,7 @@ public struct StrokeDetector: Sendable {
             let dt = interval <= p.gapInterval ? interval : 0  // NaN (first sample) and gaps add nothing
             previousTime = s.time
             angle += s.rate * dt
-            maxAcc = max(maxAcc, s.acceleration)
+            maxAcc = max(maxAcc, s.accelerationSquared.squareRoot())  // |a|, as Vector3.magnitude
             if s.time >= peakTime - p.forwardSwingBefore && s.time <= peakTime + p.forwardSwingAfter {
                 forward += s.acrossWrist * dt
             }
