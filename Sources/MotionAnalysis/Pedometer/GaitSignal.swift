@@ -73,7 +73,10 @@ struct GaitSignal: Sendable {
     /// How long (s) the carrying orientation has been steady, as of the last completed block.
     private(set) var stableDuration = 0.0
     private var binCount = 0
-    private var filter = Butterworth.bandPass(order: 2, low: band.low, high: band.high, sampleRate: rate)
+    /// The band-pass (2nd-order Butterworth: two biquad sections), its sections held here rather than
+    /// in `BiquadCascade`'s array so that each grid sample runs them without an array access; the same
+    /// arithmetic as `BiquadCascade.process(_:)`.
+    private var bandPass: (Biquad, Biquad)
     private var primed = false
     private var x1 = 0.0
     private var x2 = 0.0
@@ -119,7 +122,12 @@ struct GaitSignal: Sendable {
         pendingLength = 0
     }
 
-    init() {}
+    init() {
+        let design = Butterworth.bandPass(order: 2, low: GaitSignal.band.low, high: GaitSignal.band.high,
+                                          sampleRate: GaitSignal.rate)
+        precondition(design.sections.count == 2, "a 2nd-order band-pass has two sections")
+        bandPass = (design.sections[0], design.sections[1])
+    }
 
     /// A finished bin: its mean magnitude (g) and mean vector (g), and the grid samples to run with it,
     /// `first` and `count` bins (more than one when the input skipped bins; the gap is held at its value).
@@ -154,7 +162,7 @@ struct GaitSignal: Sendable {
                 current = k
             } else if k > current {
                 let missing = k - current - 1
-                let filled = Double(missing) / GaitSignal.rate <= GaitSignal.maximumFilledGap ? missing : 0
+                let filled = missing == 0 || Double(missing) / GaitSignal.rate <= GaitSignal.maximumFilledGap ? missing : 0
                 done = (sum / Double(n), vector * (1 / Double(n)), current, 1 + filled)
                 current = k
                 sum = 0
@@ -191,10 +199,12 @@ struct GaitSignal: Sendable {
         let now = origin! + (Double(bin) + 0.5) / GaitSignal.rate
         trackOrientation(vector)
         if !primed {
-            filter.setSteadyState(input: value)
+            var cascade = BiquadCascade(sections: [bandPass.0, bandPass.1])
+            cascade.setSteadyState(input: value)
+            bandPass = (cascade.sections[0], cascade.sections[1])
             primed = true
         }
-        let y = filter.process(value)
+        let y = bandPass.1.process(bandPass.0.process(value))
         history.append(y)
         count += 1
         let n = count - 1
@@ -222,12 +232,18 @@ struct GaitSignal: Sendable {
         return (now, candidate)
     }
 
-    /// Accumulates 0.5-s blocks of the mean acceleration vector and measures how far back the 1-s mean
-    /// direction has stayed within `stableAngle` of the latest second's.
+    /// Accumulates 0.5-s blocks of the mean acceleration vector; see `completeBlock()`.
+    @inline(__always)
     private mutating func trackOrientation(_ v: Vector3) {
         blockSum = blockSum + v
         blockCount += 1
-        guard blockCount == Int(GaitSignal.blockDuration * GaitSignal.rate) else { return }
+        if blockCount == Int(GaitSignal.blockDuration * GaitSignal.rate) { completeBlock() }
+    }
+
+    /// Stores a finished block and measures how far back the 1-s mean direction has stayed within
+    /// `stableAngle` of the latest second's. Out of line: it runs once per 25 grid samples.
+    @inline(never)
+    private mutating func completeBlock() {
         blocks.append(blockSum)
         blockSum = .zero
         blockCount = 0
@@ -314,8 +330,19 @@ struct GaitSignal: Sendable {
             r[lag - minLag] = acc.finish(raw, from: acc.addBlocks(raw, from: 0, to: length - lag, lag: lag),
                                          to: length - lag, lag: lag)
         }
-        // Normalised apart from the sums: the divisions no longer wait on each lag's last add.
-        for k in r.indices {
+        // Normalised apart from the sums: the divisions no longer wait on each lag's last add. Two lags
+        // per SIMD2 division (each lane is the scalar expression's exact IEEE result, in the same order):
+        // the divider, not the arithmetic, is what this loop waits on.
+        var k = 0
+        while k + 1 < r.count {
+            let raw = SIMD2(r[k], r[k + 1])
+            let overlap = SIMD2(Double(length - (k + minLag)), Double(length - (k + 1 + minLag)))
+            let q = raw / SIMD2(repeating: energy) * SIMD2(repeating: Double(length)) / overlap
+            r[k] = q[0]
+            r[k + 1] = q[1]
+            k += 2
+        }
+        if k < r.count {
             r[k] = r[k] / energy * Double(length) / Double(length - (k + minLag))
         }
     }
@@ -324,11 +351,14 @@ struct GaitSignal: Sendable {
     /// at `fs` Hz.
     private func choosePeriod(_ r: UnsafeBufferPointer<Double>, minLag: Int, fs: Double) -> (period: Double, periodicity: Double) {
         // The first local maximum within `peakTolerance` of the best one.
+        // Selects rather than branches: which lags are local maxima is data no predictor learns.
         var best = -Double.infinity
         var anyPeak = false
-        for k in 1..<(r.count - 1) where r[k] >= r[k - 1] && r[k] >= r[k + 1] {
-            best = max(best, r[k])
-            anyPeak = true
+        for k in 1..<(r.count - 1) {
+            let value = r[k], before = r[k - 1], after = r[k + 1]
+            let isPeak = value >= before && value >= after
+            best = isPeak ? max(best, value) : best
+            anyPeak = anyPeak || isPeak
         }
         var index = 0
         if anyPeak {
@@ -346,8 +376,9 @@ struct GaitSignal: Sendable {
         }
         var halfLagCorrelation = -1.0
         for k in r.indices {
-            let l = Double(k + minLag)
-            if l >= 0.4 * lag && l <= 0.6 * lag { halfLagCorrelation = max(halfLagCorrelation, r[k]) }
+            let l = Double(k + minLag), value = r[k]
+            let inHalfLag = l >= 0.4 * lag && l <= 0.6 * lag
+            halfLagCorrelation = inHalfLag ? max(halfLagCorrelation, value) : halfLagCorrelation
         }
         if halfLagCorrelation > GaitSignal.strideHalfLagCorrelation && lag / 2 / fs >= 0.2 {
             return (lag / 2 / fs, r[index])
