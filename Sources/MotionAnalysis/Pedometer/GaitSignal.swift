@@ -162,7 +162,12 @@ struct GaitSignal: Sendable {
                 current = k
             } else if k > current {
                 let missing = k - current - 1
-                let filled = missing == 0 || Double(missing) / GaitSignal.rate <= GaitSignal.maximumFilledGap ? missing : 0
+                var filled = 0
+                // A branch, not a select: the usual no-gap case then costs no division (the divider is
+                // already busy with the bin's mean and the grid time).
+                if missing > 0 && Double(missing) / GaitSignal.rate <= GaitSignal.maximumFilledGap {
+                    filled = missing
+                }
                 done = (sum / Double(n), vector * (1 / Double(n)), current, 1 + filled)
                 current = k
                 sum = 0
@@ -406,16 +411,20 @@ struct GaitSignal: Sendable {
             let y1 = w.loadUnaligned(fromByteOffset: p + 16, as: SIMD2<Double>.self)
             let y2 = w.loadUnaligned(fromByteOffset: p + 32, as: SIMD2<Double>.self)
             let y3 = w.loadUnaligned(fromByteOffset: p + 48, as: SIMD2<Double>.self)
-            // `lag + 1` reads the same values one further on: lanes shuffled from the loads, not reloaded.
-            let y4 = w.loadUnaligned(fromByteOffset: p + 64, as: Double.self)
+            // `lag + 1` reads the same values one further on: loaded again at the odd offset (the load
+            // ports are idle; lanes shuffled from the loads would compete with the arithmetic).
+            let z0 = w.loadUnaligned(fromByteOffset: p + 8, as: SIMD2<Double>.self)
+            let z1 = w.loadUnaligned(fromByteOffset: p + 24, as: SIMD2<Double>.self)
+            let z2 = w.loadUnaligned(fromByteOffset: p + 40, as: SIMD2<Double>.self)
+            let z3 = w.loadUnaligned(fromByteOffset: p + 56, as: SIMD2<Double>.self)
             a.acc0 += x0 * y0
-            b.acc0 += x0 * SIMD2(y0[1], y1[0])
+            b.acc0 += x0 * z0
             a.acc1 += x1 * y1
-            b.acc1 += x1 * SIMD2(y1[1], y2[0])
+            b.acc1 += x1 * z1
             a.acc2 += x2 * y2
-            b.acc2 += x2 * SIMD2(y2[1], y3[0])
+            b.acc2 += x2 * z2
             a.acc3 += x3 * y3
-            b.acc3 += x3 * SIMD2(y3[1], y4)
+            b.acc3 += x3 * z3
             i += 8
         }
         // `lag` has one more whole block than `lag + 1` when its count is a multiple of 8.
