@@ -356,14 +356,11 @@ struct GaitSignal: Sendable {
     /// at `fs` Hz.
     private func choosePeriod(_ r: UnsafeBufferPointer<Double>, minLag: Int, fs: Double) -> (period: Double, periodicity: Double) {
         // The first local maximum within `peakTolerance` of the best one.
-        // Selects rather than branches: which lags are local maxima is data no predictor learns.
         var best = -Double.infinity
         var anyPeak = false
-        for k in 1..<(r.count - 1) {
-            let value = r[k], before = r[k - 1], after = r[k + 1]
-            let isPeak = value >= before && value >= after
-            best = isPeak ? max(best, value) : best
-            anyPeak = anyPeak || isPeak
+        for k in 1..<(r.count - 1) where r[k] >= r[k - 1] && r[k] >= r[k + 1] {
+            best = max(best, r[k])
+            anyPeak = true
         }
         var index = 0
         if anyPeak {
@@ -381,9 +378,8 @@ struct GaitSignal: Sendable {
         }
         var halfLagCorrelation = -1.0
         for k in r.indices {
-            let l = Double(k + minLag), value = r[k]
-            let inHalfLag = l >= 0.4 * lag && l <= 0.6 * lag
-            halfLagCorrelation = inHalfLag ? max(halfLagCorrelation, value) : halfLagCorrelation
+            let l = Double(k + minLag)
+            if l >= 0.4 * lag && l <= 0.6 * lag { halfLagCorrelation = max(halfLagCorrelation, r[k]) }
         }
         if halfLagCorrelation > GaitSignal.strideHalfLagCorrelation && lag / 2 / fs >= 0.2 {
             return (lag / 2 / fs, r[index])
