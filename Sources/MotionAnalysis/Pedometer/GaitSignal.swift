@@ -163,8 +163,7 @@ struct GaitSignal: Sendable {
             } else if k > current {
                 let missing = k - current - 1
                 var filled = 0
-                // A branch, not a select: the usual no-gap case then costs no division (the divider is
-                // already busy with the bin's mean and the grid time).
+                // Only a gap needs the division (the usual bin already divides for its mean and time).
                 if missing > 0 && Double(missing) / GaitSignal.rate <= GaitSignal.maximumFilledGap {
                     filled = missing
                 }
@@ -407,8 +406,8 @@ struct GaitSignal: Sendable {
             let y1 = w.loadUnaligned(fromByteOffset: p + 16, as: SIMD2<Double>.self)
             let y2 = w.loadUnaligned(fromByteOffset: p + 32, as: SIMD2<Double>.self)
             let y3 = w.loadUnaligned(fromByteOffset: p + 48, as: SIMD2<Double>.self)
-            // `lag + 1` reads the same values one further on: loaded again at the odd offset (the load
-            // ports are idle; lanes shuffled from the loads would compete with the arithmetic).
+            // `lag + 1` reads the same values one further on: loaded again at the odd offset rather than
+            // shuffled out of the loads above (shuffles share the arithmetic's ports; measured as fast).
             let z0 = w.loadUnaligned(fromByteOffset: p + 8, as: SIMD2<Double>.self)
             let z1 = w.loadUnaligned(fromByteOffset: p + 24, as: SIMD2<Double>.self)
             let z2 = w.loadUnaligned(fromByteOffset: p + 40, as: SIMD2<Double>.self)
