@@ -97,11 +97,14 @@ struct ActivityDetector: Sendable {
             }
         }
         if isWalking, let l = lastStep {
+            let silence = now - l.time
+            let sinceStrong = now - (lastStrongStep?.time ?? l.time)
+            // Both silences below are at least `quietStopBounds.min`: until that much has passed (and the
+            // strong-step gap has not), no pause can be due and the period is not needed.
+            guard silence > ActivityDetector.quietStopBounds.min || sinceStrong > ActivityDetector.strongStepGap else { return }
             let period = signal.period
             let gap = min(ActivityDetector.stopBounds.max, max(ActivityDetector.stopBounds.min, ActivityDetector.stopPeriods * period))
             let quietGap = min(ActivityDetector.quietStopBounds.max, max(ActivityDetector.quietStopBounds.min, ActivityDetector.quietStopPeriods * period))
-            let silence = now - l.time
-            let sinceStrong = now - (lastStrongStep?.time ?? l.time)
             if silence > gap || sinceStrong > ActivityDetector.strongStepGap
                 || (silence > quietGap && signal.recentRMS(length: Int(ActivityDetector.quietWindow * GaitSignal.rate)) < ActivityDetector.quietLevel * recentMedian()) {
                 isWalking = false

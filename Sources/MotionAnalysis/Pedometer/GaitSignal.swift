@@ -73,7 +73,10 @@ struct GaitSignal: Sendable {
     /// How long (s) the carrying orientation has been steady, as of the last completed block.
     private(set) var stableDuration = 0.0
     private var binCount = 0
-    private var filter = Butterworth.bandPass(order: 2, low: band.low, high: band.high, sampleRate: rate)
+    /// The band-pass (2nd-order Butterworth: two biquad sections), its sections held here rather than
+    /// in `BiquadCascade`'s array so that each grid sample runs them without an array access; the same
+    /// arithmetic as `BiquadCascade.process(_:)`.
+    private var bandPass: (Biquad, Biquad)
     private var primed = false
     private var x1 = 0.0
     private var x2 = 0.0
@@ -119,7 +122,12 @@ struct GaitSignal: Sendable {
         pendingLength = 0
     }
 
-    init() {}
+    init() {
+        let design = Butterworth.bandPass(order: 2, low: GaitSignal.band.low, high: GaitSignal.band.high,
+                                          sampleRate: GaitSignal.rate)
+        precondition(design.sections.count == 2, "a 2nd-order band-pass has two sections")
+        bandPass = (design.sections[0], design.sections[1])
+    }
 
     /// A finished bin: its mean magnitude (g) and mean vector (g), and the grid samples to run with it,
     /// `first` and `count` bins (more than one when the input skipped bins; the gap is held at its value).
@@ -154,7 +162,11 @@ struct GaitSignal: Sendable {
                 current = k
             } else if k > current {
                 let missing = k - current - 1
-                let filled = Double(missing) / GaitSignal.rate <= GaitSignal.maximumFilledGap ? missing : 0
+                var filled = 0
+                // Only a gap needs the division (the usual bin already divides for its mean and time).
+                if missing > 0 && Double(missing) / GaitSignal.rate <= GaitSignal.maximumFilledGap {
+                    filled = missing
+                }
                 done = (sum / Double(n), vector * (1 / Double(n)), current, 1 + filled)
                 current = k
                 sum = 0
@@ -191,10 +203,12 @@ struct GaitSignal: Sendable {
         let now = origin! + (Double(bin) + 0.5) / GaitSignal.rate
         trackOrientation(vector)
         if !primed {
-            filter.setSteadyState(input: value)
+            var cascade = BiquadCascade(sections: [bandPass.0, bandPass.1])
+            cascade.setSteadyState(input: value)
+            bandPass = (cascade.sections[0], cascade.sections[1])
             primed = true
         }
-        let y = filter.process(value)
+        let y = bandPass.1.process(bandPass.0.process(value))
         history.append(y)
         count += 1
         let n = count - 1
@@ -222,12 +236,18 @@ struct GaitSignal: Sendable {
         return (now, candidate)
     }
 
-    /// Accumulates 0.5-s blocks of the mean acceleration vector and measures how far back the 1-s mean
-    /// direction has stayed within `stableAngle` of the latest second's.
+    /// Accumulates 0.5-s blocks of the mean acceleration vector; see `completeBlock()`.
+    @inline(__always)
     private mutating func trackOrientation(_ v: Vector3) {
         blockSum = blockSum + v
         blockCount += 1
-        guard blockCount == Int(GaitSignal.blockDuration * GaitSignal.rate) else { return }
+        if blockCount == Int(GaitSignal.blockDuration * GaitSignal.rate) { completeBlock() }
+    }
+
+    /// Stores a finished block and measures how far back the 1-s mean direction has stayed within
+    /// `stableAngle` of the latest second's. Out of line: it runs once per 25 grid samples.
+    @inline(never)
+    private mutating func completeBlock() {
         blocks.append(blockSum)
         blockSum = .zero
         blockCount = 0
@@ -314,8 +334,19 @@ struct GaitSignal: Sendable {
             r[lag - minLag] = acc.finish(raw, from: acc.addBlocks(raw, from: 0, to: length - lag, lag: lag),
                                          to: length - lag, lag: lag)
         }
-        // Normalised apart from the sums: the divisions no longer wait on each lag's last add.
-        for k in r.indices {
+        // Normalised apart from the sums: the divisions no longer wait on each lag's last add. Two lags
+        // per SIMD2 division (each lane is the scalar expression's exact IEEE result, in the same order):
+        // the divider, not the arithmetic, is what this loop waits on.
+        var k = 0
+        while k + 1 < r.count {
+            let raw = SIMD2(r[k], r[k + 1])
+            let overlap = SIMD2(Double(length - (k + minLag)), Double(length - (k + 1 + minLag)))
+            let q = raw / SIMD2(repeating: energy) * SIMD2(repeating: Double(length)) / overlap
+            r[k] = q[0]
+            r[k + 1] = q[1]
+            k += 2
+        }
+        if k < r.count {
             r[k] = r[k] / energy * Double(length) / Double(length - (k + minLag))
         }
     }
@@ -375,16 +406,20 @@ struct GaitSignal: Sendable {
             let y1 = w.loadUnaligned(fromByteOffset: p + 16, as: SIMD2<Double>.self)
             let y2 = w.loadUnaligned(fromByteOffset: p + 32, as: SIMD2<Double>.self)
             let y3 = w.loadUnaligned(fromByteOffset: p + 48, as: SIMD2<Double>.self)
-            // `lag + 1` reads the same values one further on: lanes shuffled from the loads, not reloaded.
-            let y4 = w.loadUnaligned(fromByteOffset: p + 64, as: Double.self)
+            // `lag + 1` reads the same values one further on: loaded again at the odd offset rather than
+            // shuffled out of the loads above (shuffles share the arithmetic's ports; measured as fast).
+            let z0 = w.loadUnaligned(fromByteOffset: p + 8, as: SIMD2<Double>.self)
+            let z1 = w.loadUnaligned(fromByteOffset: p + 24, as: SIMD2<Double>.self)
+            let z2 = w.loadUnaligned(fromByteOffset: p + 40, as: SIMD2<Double>.self)
+            let z3 = w.loadUnaligned(fromByteOffset: p + 56, as: SIMD2<Double>.self)
             a.acc0 += x0 * y0
-            b.acc0 += x0 * SIMD2(y0[1], y1[0])
+            b.acc0 += x0 * z0
             a.acc1 += x1 * y1
-            b.acc1 += x1 * SIMD2(y1[1], y2[0])
+            b.acc1 += x1 * z1
             a.acc2 += x2 * y2
-            b.acc2 += x2 * SIMD2(y2[1], y3[0])
+            b.acc2 += x2 * z2
             a.acc3 += x3 * y3
-            b.acc3 += x3 * SIMD2(y3[1], y4)
+            b.acc3 += x3 * z3
             i += 8
         }
         // `lag` has one more whole block than `lag + 1` when its count is a multiple of 8.
