@@ -42,7 +42,7 @@ struct ActivityDetector: Sendable {
     private var lastStep: StepCandidate?
     /// The last peak big enough to be a step rather than the echo of one: what a pause is dated at.
     private var lastStrongStep: StepCandidate?
-    private var recent = RingBuffer<Double>(capacity: 8)
+    private var recent = RingBuffer<Double>(capacity: PedometerMedian.maximumCount)
 
     init() {}
 

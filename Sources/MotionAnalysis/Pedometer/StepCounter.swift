@@ -46,7 +46,7 @@ struct StepCounter: Sendable {
 
     private var candidates = RingBuffer<StepCandidate>(capacity: 256)
     private var pending: [StepCandidate] = []
-    private var recentProminence = RingBuffer<Double>(capacity: 8)
+    private var recentProminence = RingBuffer<Double>(capacity: PedometerMedian.maximumCount)
     private var sortScratch: [Double] = []
     private var chain: [StepCandidate] = []
     private var last: Double?
