@@ -258,7 +258,8 @@ public struct FrameSampler: Sendable, Hashable {
         return totals
     }
 
-    /// The scalar path of `sums`, for strides that do not divide a 64-byte block.
+    /// The scalar path of `sums`, for strides one 16-byte mask cannot serve (not a power of two, or
+    /// `stride * bytesPerSample > 16`).
     static func scalarSums(_ plane: FramePlane, _ rect: PixelRect, bytesPerSample: Int, stride: Int) -> SIMD4<UInt64> {
         var totals = SIMD4<UInt64>(repeating: 0)
         let n = count(rect.x1 - rect.x0, stride)
