@@ -408,7 +408,7 @@ public enum HRV {
             let mean = Statistics.mean(nn)
             m.ibi = mean
             m.bpm = 60_000 / mean
-            m.hrMAD = medianAbsoluteDeviation(nn)
+            m.hrMAD = Statistics.medianAbsoluteDeviation(nn)
             if nn.count >= 2 { m.sdnn = populationStandardDeviation(nn) }
         }
         // Successive differences and Poincaré pairs: both intervals accepted.
@@ -488,17 +488,6 @@ public enum HRV {
             previous = psd.power[k]
         }
         return total
-    }
-
-    /// `Statistics.medianAbsoluteDeviation(x)` of finite values, the same value, by two selections
-    /// on one scratch copy instead of two sorts.
-    private static func medianAbsoluteDeviation(_ x: [Double]) -> Double {
-        var scratch = x
-        return scratch.withUnsafeMutableBufferPointer { s in
-            let median = Statistics.selectPercentile(s, 50)
-            for i in 0..<s.count { s[i] = abs(x[i] - median) }
-            return Statistics.selectPercentile(s, 50)
-        }
     }
 
     private static func populationStandardDeviation(_ x: [Double]) -> Double {

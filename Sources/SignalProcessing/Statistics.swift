@@ -44,11 +44,17 @@ public enum Statistics {
         percentile(x, 50)
     }
 
-    /// The median absolute deviation from the median (unscaled).
+    /// The median absolute deviation from the median (unscaled); NaN for an empty collection.
+    /// - Complexity: O(n) on average: two selections (``selectPercentile(_:_:)``, the same values as
+    ///   sorting) on one scratch copy.
     @inlinable
     public static func medianAbsoluteDeviation<C: Collection>(_ x: C) -> Double where C.Element == Double {
-        let m = median(x)
-        return median(x.map { abs($0 - m) })
+        var scratch = Array(x)
+        return scratch.withUnsafeMutableBufferPointer { s in
+            let m = selectPercentile(s, 50)
+            for (i, v) in x.enumerated() { s[i] = abs(v - m) }
+            return selectPercentile(s, 50)
+        }
     }
 }
 
