@@ -11,9 +11,6 @@ struct SortedWindowChanges: Sendable {
     /// Scratch for the merged values (swapped with the sorted copy after each merge).
     private var merged: [Double] = []
 
-    /// No storage (a stand-in while the real one is worked on elsewhere).
-    init() {}
-
     /// Storage reserved for `capacity` values of each kind and for a window of that many values.
     init(capacity: Int) {
         arrivals.reserveCapacity(capacity)
