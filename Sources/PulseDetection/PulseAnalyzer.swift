@@ -75,9 +75,9 @@ public struct PulseAnalyzer: Sendable {
     public static let maximumMagnitude = 1e100
 
     /// Whether `x` is a value the analysis can take: finite and within ±``maximumMagnitude`` (false
-    /// for NaN).
-    @inline(__always)
-    static func isUsable(_ x: Double) -> Bool { abs(x) <= maximumMagnitude }
+    /// for NaN). Readers use it to reject what the analyzer would skip.
+    @inlinable
+    public static func isUsable(_ x: Double) -> Bool { abs(x) <= maximumMagnitude }
 
     /// Counts of inputs the analyzer skipped, and why.
     public struct Rejections: Sendable, Equatable {

@@ -56,7 +56,7 @@ public struct PulseRecording: Sendable {
         let n = signal[0].count
         guard n >= 2 else { throw InputError(.tooShort, "\(src): only \(n) data row(s)") }
         for (k, values) in signal.enumerated() {
-            if let i = values.firstIndex(where: { !(abs($0) <= PulseAnalyzer.maximumMagnitude) }) {
+            if let i = values.firstIndex(where: { !PulseAnalyzer.isUsable($0) }) {
                 let what = values[i].isNaN ? "an empty or NaN value"
                     : values[i].isInfinite ? "an infinite value"
                     : String(format: "the value %g, beyond ±%g (no sensor reads that)", values[i], PulseAnalyzer.maximumMagnitude)
