@@ -41,11 +41,6 @@ struct MotionLogArguments: ParsableArguments {
     }
 }
 
-/// One line on stderr.
-func stderr(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
-}
-
 /// Prints an Encodable as one JSON document on stdout.
 func printJSON<T: Encodable>(_ value: T) throws {
     let encoder = JSONEncoder()

@@ -47,9 +47,9 @@ struct Swings: ParsableCommand {
                                                   file, log.sampleRate, SwingAnalysis.minimumSampleRate))
             }
             let motion = try log.deviceMotion(filter: .responsive)
-            if !log.hasDeviceMotion { stderr("note: no gravity in the log; derived by the attitude filter from acceleration + rotation rate") }
+            if !log.hasDeviceMotion { status("note: no gravity in the log; derived by the attitude filter from acceleration + rotation rate") }
             if mode == .swingwatch && abs(log.sampleRate - 50) > 1 {
-                stderr(String(format: "note: SwingWatch's 1-s buffer sized for the log's %.0f Hz (published: 50 Hz)", log.sampleRate))
+                status(String(format: "note: SwingWatch's 1-s buffer sized for the log's %.0f Hz (published: 50 Hz)", log.sampleRate))
             }
             let events = SwingAnalysis.run(motion, mode: mode, wrist: wrist, sampleRate: log.sampleRate.rounded())
             let doc = Document(
