@@ -119,16 +119,19 @@ def measure(args, path, cache):
         cache[key] = run_json(args)
     return float(path(cache[key]) if callable(path) else get(cache[key], path))
 
+def meets(value, limit, kind):
+    """Whether `value` is on the good side of `limit` for a "min" or "max" figure."""
+    return value >= limit if kind == "min" else value <= limit
+
 def main():
     cache, failed = {}, []
     print(f"{'figure':42} {'measured':>12} {'floor':>10} {'target':>10}  status")
     for label, args, path, kind, floor, target in GATES:
-        passes = (lambda v: v >= floor) if kind == "min" else (lambda v: v <= floor)
         try:
             value = measure(args, path, cache)
             if args[0] == "bench" and kind != "near1":
                 for _ in range(SPEED_ATTEMPTS - 1):
-                    if passes(value):
+                    if meets(value, floor, kind):
                         break
                     cache.pop(tuple(args))
                     time.sleep(SPEED_PAUSE)
@@ -140,8 +143,8 @@ def main():
             continue
         if kind == "near1":  # a ratio that should be 1: gate its distance from 1
             value, kind = abs(value - 1), "max"
-        ok_floor = value >= floor if kind == "min" else value <= floor
-        ok_target = value >= target if kind == "min" else value <= target
+        ok_floor = meets(value, floor, kind)
+        ok_target = meets(value, target, kind)
         status = "target met" if ok_target else ("below target (floor holds)" if ok_floor else "FAIL: below floor")
         print(f"{label:42} {value:12.4g} {floor:>10} {target:>10}  {status}")
         if not ok_floor:
