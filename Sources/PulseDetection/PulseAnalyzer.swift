@@ -409,41 +409,14 @@ public struct PulseAnalyzer: Sendable {
         }
     }
 
-    /// Runs the block of grid samples through the stages: the band-pass filters over the whole
-    /// block, then detection, beat tracking and (at each hop) rate tracking sample by sample.
+    /// Runs the block of grid samples through the stages, one stretch up to the next hop's analysis
+    /// at a time: the band-pass filters over the stretch, then detection, beat tracking and (at the
+    /// hop) rate tracking sample by sample. An analysis can retune the beat band, so a stretch is
+    /// filtered only once the analyses before it have run, as sample by sample.
     private mutating func flush(_ base: UnsafeMutablePointer<Double>, emit: (PulseEvent) -> Void) {
         guard blockCount > 0 else { return }
         let n = channelNames.count
         let m = blockCount
-        for ch in 0..<n {
-            let raw = row(base, .raw, ch)
-            let beat = row(base, .beatBand, ch)
-            let track = row(base, .trackerBand, ch)
-            let level = row(base, .level, ch)
-            if gridCount == 0 {
-                // Start every filter as if the first value had always been there: no step transient
-                // from the signal's level (a red channel near 250) masquerading as a slow pulse.
-                beatFilters[ch].setSteadyState(input: raw[0])
-                trackerFilters[ch].setSteadyState(input: raw[0])
-                // The level starts at the first value (the smoothing step leaves it there; only a
-                // -0 would become +0, and the level is read through its magnitude).
-                levels[ch] = raw[0]
-            }
-            // The levels of the block's samples are worked out here, with the filters (the
-            // smoothing's recursion overlaps theirs in the processor); `runChannel` reads them.
-            if !Self.filterTogether(&beatFilters[ch], &trackerFilters[ch], raw, beat, track, m,
-                                    level: level, from: levels[ch], smoothing: levelSmoothing) {
-                beat.update(from: raw, count: m)
-                track.update(from: raw, count: m)
-                beatFilters[ch].process(UnsafeMutableBufferPointer(start: beat, count: m))
-                trackerFilters[ch].process(UnsafeMutableBufferPointer(start: track, count: m))
-                var l = levels[ch]
-                for k in 0..<m {
-                    l += levelSmoothing * (raw[k] - l)
-                    level[k] = l
-                }
-            }
-        }
         // Samples up to the next hop's analysis run channel by channel: only the selected channel
         // emits events and the selection changes only at an analysis, so the events come out as
         // they would sample by sample. The beat-shape histories, which a confirmed beat reads on
@@ -453,6 +426,7 @@ public struct PulseAnalyzer: Sendable {
         var k = 0
         while k < m {
             let end = min(m, k + hopSamples - gridCount % hopSamples)
+            for ch in 0..<n { filter(base, k..<end, channel: ch) }
             // The detectors are moved out of `self` for the run (their array swapped with stand-ins:
             // no copy), so that the per-sample loop reaches its detector through a pointer instead
             // of checking the array's uniqueness every sample. The stand-ins carry the expected
@@ -472,6 +446,39 @@ public struct PulseAnalyzer: Sendable {
             }
         }
         blockCount = 0
+    }
+
+    /// Band-passes the block's samples `range` of channel `ch` (beat and tracker bands) and works out
+    /// their levels.
+    private mutating func filter(_ base: UnsafeMutablePointer<Double>, _ range: Range<Int>, channel ch: Int) {
+        let raw = row(base, .raw, ch) + range.lowerBound
+        let beat = row(base, .beatBand, ch) + range.lowerBound
+        let track = row(base, .trackerBand, ch) + range.lowerBound
+        let level = row(base, .level, ch) + range.lowerBound
+        let m = range.count
+        if gridCount == 0 {
+            // Start every filter as if the first value had always been there: no step transient
+            // from the signal's level (a red channel near 250) masquerading as a slow pulse.
+            beatFilters[ch].setSteadyState(input: raw[0])
+            trackerFilters[ch].setSteadyState(input: raw[0])
+            // The level starts at the first value (the smoothing step leaves it there; only a
+            // -0 would become +0, and the level is read through its magnitude).
+            levels[ch] = raw[0]
+        }
+        // The levels are worked out with the filters (the smoothing's recursion overlaps theirs in
+        // the processor); `runChannel` reads them.
+        if !Self.filterTogether(&beatFilters[ch], &trackerFilters[ch], raw, beat, track, m,
+                                level: level, from: levels[ch], smoothing: levelSmoothing) {
+            beat.update(from: raw, count: m)
+            track.update(from: raw, count: m)
+            beatFilters[ch].process(UnsafeMutableBufferPointer(start: beat, count: m))
+            trackerFilters[ch].process(UnsafeMutableBufferPointer(start: track, count: m))
+            var l = levels[ch]
+            for k in 0..<m {
+                l += levelSmoothing * (raw[k] - l)
+                level[k] = l
+            }
+        }
     }
 
     /// Ends the stream: confirms the beats still inside the beat tracker's decision lag.

@@ -47,6 +47,27 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
         expectSameEvents(live, Self.batch, "chunks of \(chunk)")
     }
 
+    /// Above 150 bpm an analysis widens the beat band (``PulseAnalyzer/Settings/beatHarmonics``): the
+    /// samples after it must go through the new filter whether they arrived one at a time or in the
+    /// same run as the samples before it.
+    @Test func aFastPulseGivesTheSameEventsAllAtOnceAsOneByOne() {
+        var s = SimulatedFinger.Settings()
+        s.bpm = 180
+        s.seed = 7
+        var finger = SimulatedFinger(settings: s)
+        let inputs = finger.inputs(duration: 40)
+        var single = PulseAnalyzer(sampleRate: 30)
+        var expected: [PulseEvent] = []
+        for input in inputs { single.process(input) { expected.append($0) } }
+        single.finish { expected.append($0) }
+        var batch = PulseAnalyzer(sampleRate: 30)
+        var events: [PulseEvent] = []
+        batch.process(contentsOf: inputs) { events.append($0) }
+        batch.finish { events.append($0) }
+        #expect(events.filter { if case .confirmedBeat = $0 { true } else { false } }.count > 80)
+        expectSameEvents(events, expected, "all at once")
+    }
+
     @Test func theRecordingReachesEveryKindOfEvent() {
         var kinds = Set<String>()
         for e in Self.batch {
