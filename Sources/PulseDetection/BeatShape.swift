@@ -42,6 +42,10 @@ public struct BeatShape: Sendable {
     /// held back until the first rate).
     public static let historySeconds = 8.0
 
+    /// A beat's grade: its correlation with the template, its amplitude over the typical beat's, and
+    /// whether that makes its time doubtful.
+    public typealias Grade = (correlation: Double, amplitude: Double, isDoubtful: Bool)
+
     private let rate: Double
     private var history: RingBuffer<Double>
     /// Time of the newest sample in `history`, seconds.
@@ -88,8 +92,7 @@ public struct BeatShape: Sendable {
     /// correlation with the template, its amplitude over the typical beat's, and whether that makes
     /// it doubtful; a good beat then updates the template. Nil while the template is
     /// being built or when the beat's window is not (or no longer) in the history.
-    public mutating func grade(beatAt time: Double, period: Double)
-        -> (correlation: Double, amplitude: Double, isDoubtful: Bool)? {
+    public mutating func grade(beatAt time: Double, period: Double) -> Grade? {
         guard extract(at: time, period: period) else { return nil }
         guard templateBeats >= Self.initialBeats else {
             templateBeats += 1

@@ -654,14 +654,26 @@ public struct PulseAnalyzer: Sendable {
             }
             lastConfirmed = beat.time
             // Every channel's template learns from every confirmed beat, so a change of channel finds
-            // its template ready.
+            // its template ready. A channel rebuilding its template (after a run of beats unlike it)
+            // cannot judge the beat; then the best-scored channel that can judges it instead: the
+            // same pulse in another colour shows a misplaced beat time just as well.
+            let scores = tracker.channelScores
+            var own: BeatShape.Grade?, other: BeatShape.Grade?
+            var otherScore = -Double.infinity
             for ch in shapes.indices {
-                let grade = shapes[ch].grade(beatAt: beat.time, period: period)
-                if ch == selected, let grade {
-                    beat.shapeQuality = grade.correlation
-                    beat.shapeAmplitude = grade.amplitude
-                    beat.hasDoubtfulShape = grade.isDoubtful
+                guard let grade = shapes[ch].grade(beatAt: beat.time, period: period) else { continue }
+                let score = ch < scores.count ? scores[ch] : 0
+                if ch == selected {
+                    own = grade
+                } else if score > otherScore {
+                    other = grade
+                    otherScore = score
                 }
+            }
+            if let grade = own ?? other {
+                beat.shapeQuality = grade.correlation
+                beat.shapeAmplitude = grade.amplitude
+                beat.hasDoubtfulShape = grade.isDoubtful
             }
             emit(.confirmedBeat(beat))
         }
