@@ -56,16 +56,12 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
         s.seed = 7
         var finger = SimulatedFinger(settings: s)
         let inputs = finger.inputs(duration: 40)
-        var single = PulseAnalyzer(sampleRate: 30)
-        var expected: [PulseEvent] = []
-        for input in inputs { single.process(input) { expected.append($0) } }
-        single.finish { expected.append($0) }
-        var batch = PulseAnalyzer(sampleRate: 30)
-        var events: [PulseEvent] = []
-        batch.process(contentsOf: inputs) { events.append($0) }
-        batch.finish { events.append($0) }
-        #expect(events.filter { if case .confirmedBeat = $0 { true } else { false } }.count > 80)
-        expectSameEvents(events, expected, "all at once")
+        var analyzer = PulseAnalyzer(sampleRate: 30)
+        var allAtOnce: [PulseEvent] = []
+        analyzer.process(contentsOf: inputs) { allAtOnce.append($0) }
+        analyzer.finish { allAtOnce.append($0) }
+        #expect(allAtOnce.filter { if case .confirmedBeat = $0 { true } else { false } }.count > 80)
+        expectSameEvents(allAtOnce, events(inputs), "all at once")
     }
 
     @Test func theRecordingReachesEveryKindOfEvent() {
