@@ -183,11 +183,14 @@ public struct FrameSampler: Sendable, Hashable {
     ///   prefetcher does not see the next rows coming (each starts a new stream it must first
     ///   detect), so each cache line read goes with a software prefetch of the same line of the row
     ///   eight sampled rows ahead (`vitals_prefetch`: into the level-2 cache, since eight wide rows
-    ///   can outgrow level 1). Measured here (`vitals bench`,
-    ///   cold frames, median of 8 runs alternating with the code before), that takes a stride-4 read
-    ///   from 0.47 / 0.99 / 0.38 / 0.60 of the full read's time to 0.40 / 0.42 / 0.34 / 0.49 (BGRA
-    ///   640x480, NV12 640x480, BGRA 1920x1080, NV12 1920x1080); on frames already in the cache the
-    ///   prefetches cost 0-6 %.
+    ///   can outgrow level 1). Measured here (`vitals bench`, cold frames, median of 30 runs
+    ///   alternating with the code before), that takes a stride-4 read from 0.49 / 0.97 / 0.37 / 0.62
+    ///   of the full read's time to 0.39 / 0.44 / 0.36 / 0.50 (BGRA 640x480, NV12 640x480, BGRA
+    ///   1920x1080, NV12 1920x1080: long rows gain least); on frames already in the cache the
+    ///   prefetches cost 0-6 %. Also tried, no better: 4 or 16 rows side by side, prefetching 4,
+    ///   16 or 24 rows ahead, into level 1, the first lines of the next rows early, Y and CbCr
+    ///   rows interleaved (slower). Keep `add` small: when it grew by a few lines, the compiler
+    ///   stopped inlining it (despite `@inline(__always)`) and the strided read took twice as long.
     @inline(__always)
     static func vectorSums(
         _ plane: FramePlane, _ rect: PixelRect, bytesPerSample: Int, stride: Int, masked: Bool
