@@ -24,8 +24,10 @@ let package = Package(
     targets: [
         // Filters, FFT, spectra, peaks, resampling, buffers, statistics. Pure Swift, no I/O.
         .target(name: "SignalProcessing", swiftSettings: swiftSettings),
+        // A software prefetch hint (one static inline C function) for FrameSampler's strided reads.
+        .target(name: "CPrefetch"),
         // Heart rate from a fingertip (and later a face): stages, HRV, the monitor component.
-        .target(name: "PulseDetection", dependencies: ["SignalProcessing"], swiftSettings: swiftSettings),
+        .target(name: "PulseDetection", dependencies: ["SignalProcessing", "CPrefetch"], swiftSettings: swiftSettings),
         // Core Motion's model in portable Swift, and the fitness detectors.
         .target(name: "MotionAnalysis", dependencies: ["SignalProcessing"], swiftSettings: swiftSettings),
         // Readers (CSV, Y4M, video through ffmpeg, sensor logs) and writers (JSON, reports).
