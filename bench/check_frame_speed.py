@@ -24,8 +24,9 @@ STRIDE_RATIO_MAX = 0.35  # issue 3: stride 4 at most 0.35x of the full-frame mea
 # 0.33-0.45, NV12 640x480 0.35-0.43, BGRA 1920x1080 0.29-0.35, NV12 1920x1080 0.44-0.49; the
 # highest seen in any run was 0.55 (NV12 640x480, 3 repeats). Without the prefetch, in the same
 # runs, NV12 640x480 measured 0.54-0.77 (0.78-1.13 in single `vitals bench` runs: as slow as the
-# full read). The floor (0.70: the worst run seen plus room for a noisier CI machine) catches a strided read that stops saving (lost prefetch, a fallback to the
-# full or the scalar loop); the target line says where the issue's 0.35 is missed.
+# full read). The floor (0.70: the worst run seen plus room for a noisier CI machine) catches a
+# strided read that stops saving (lost prefetch, a fallback to the full or the scalar loop); the
+# target line says where the issue's 0.35 is missed.
 STRIDE_RATIO_FLOOR = 0.70
 # Issue 3: no slower than OpenCV's cv2.mean (ratio 1.0). Both read at the memory bandwidth, so the
 # true ratio is close to 1 and the measured one moves with what else the machine is doing (cv2.mean
