@@ -53,6 +53,7 @@ GATES = [
     ("simulated wrong first rates", ["eval", "simulated"], ["overall", "first_rates_wrong"], "max", 0, 0),
     ("simulated max beat latency (ms)", ["eval", "simulated"], ["overall", "max_beat_latency_ms"], "max", 245, 250),
     ("simulated max |RMSSD error|", ["eval", "simulated"], ["overall", "max_abs_rmssd_error_fraction"], "max", 0.08, 0.05),
+    ("simulated rates with RMSSD within 5 % (of 17)", ["eval", "simulated"], ["overall", "rates_rmssd_within_5_percent"], "min", 16, 17),
     ("simulated repeated confirmed beats", ["eval", "simulated"], ["overall", "repeated_confirmed_beats"], "max", 0, 0),
     ("fingertip videos within 5 bpm (of 7)", ["eval", "video", f"{DATA}/fingertip-video"], ["overall", "within_5"], "min", 4, 6),
     ("live pipeline per frame (ns)", ["bench", "--filter", "pulse-stream"], ["benchmarks", "name=pulse-stream-per-frame-30fps", "ns_per_op"], "max", 2000, 2000),

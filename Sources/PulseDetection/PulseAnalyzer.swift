@@ -208,6 +208,10 @@ public struct PulseAnalyzer: Sendable {
         blockCount = 0
     }
 
+    /// How far (Hz) the beat band's wanted upper edge must move before the filters follow: two of its
+    /// 0.25-Hz steps, 7.5 bpm of rate at two harmonics.
+    static let beatBandHysteresis = 0.5
+
     /// Upper edge of the beat band, Hz, for a pulse of `period` seconds (nil: none known yet).
     private func beatBandTop(forPeriod period: Double?) -> Double {
         let wanted = max(settings.beatBand.upperBound, period.map { settings.beatHarmonics / $0 } ?? 0)
@@ -215,10 +219,14 @@ public struct PulseAnalyzer: Sendable {
     }
 
     /// Moves the beat band's upper edge to where the rate wants it (see ``Settings/beatHarmonics``);
-    /// the filters keep their state.
+    /// the filters keep their state. With a known period the edge moves only when the rate wants it
+    /// at least ``beatBandHysteresis`` away: a rate wobbling about a step boundary would otherwise
+    /// retune the filters at almost every hop, and each retuning disturbs the beats around it (a
+    /// simulated 180 bpm pulse, whose edge toggled between 6 and 6.25 Hz, read RMSSD 6 % high).
     private mutating func retuneBeatBand(forPeriod period: Double?) {
         let top = beatBandTop(forPeriod: period)
         guard top != beatTop, !beatFilters.isEmpty else { return }
+        guard period == nil || abs(top - beatTop) >= Self.beatBandHysteresis else { return }
         beatTop = top
         let design = Butterworth.bandPass(order: 2, low: settings.beatBand.lowerBound, high: top, sampleRate: sampleRate)
         for ch in beatFilters.indices { beatFilters[ch].retune(to: design) }
