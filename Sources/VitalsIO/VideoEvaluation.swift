@@ -63,8 +63,7 @@ public struct VideoEvaluation: Sendable {
                 result.estimatedBPM = analysis.heartRate?.bpm
                 result.confidence = analysis.heartRate?.confidence
                 result.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-                result.evidence = VideoPulseEvidence(
-                    samples: means.samples, analysis: analysis, tiles: means.tileStatistics)
+                result.evidence = VideoPulseEvidence(video: means, analysis: analysis)
             } catch let error as InputError {
                 result.failure = error.message
             }

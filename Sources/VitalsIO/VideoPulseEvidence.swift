@@ -139,12 +139,12 @@ public struct VideoPulseEvidence: Sendable {
 
     /// Gathers the evidence for one video.
     /// - Parameters:
-    ///   - samples: the per-frame mean colours.
+    ///   - video: the decoded video's per-frame mean colours (and tile statistics, if gathered).
     ///   - analysis: the pipeline's result on them.
-    ///   - tiles: tile statistics gathered while decoding, if any.
-    public init(samples: [ColorSample], analysis: PulseAnalysis, tiles: TileStatistics?) {
+    public init(video: VideoColorMeans, analysis: PulseAnalysis) {
+        let samples = video.samples, tiles = video.tileStatistics
         clippedTileFraction = tiles?.clippedTileFraction
-        let rate = Self.frameRate(samples)
+        let rate = video.measuredFrameRate
         if let tiles { frameStep = FrameStep.detect(changes: tiles.changes, frameRate: rate) }
         var counts: [String: Int] = [:]
         for u in analysis.updates { counts[u.channel, default: 0] += 1 }
@@ -162,14 +162,6 @@ public struct VideoPulseEvidence: Sendable {
         default: values = samples.map(\.hue)
         }
         peaks = Self.spectralPeaks(values, rate: rate)
-    }
-
-    /// 1 / median frame interval, nil for fewer than two frames.
-    static func frameRate(_ samples: [ColorSample]) -> Double? {
-        guard samples.count > 1 else { return nil }
-        let d = zip(samples.dropFirst(), samples).map { $0.time - $1.time }
-        let m = Statistics.median(d)
-        return m > 0 ? 1 / m : nil
     }
 
     /// The highest (at most 3) peaks of the band-passed signal's Welch spectrum in 40-220 bpm.
