@@ -27,9 +27,10 @@ public struct PulseAnalyzer: Sendable {
         public var beatBand: ClosedRange<Double> = 0.5...5
         /// The beat band's upper edge rises with the rate so that this many harmonics of the pulse pass:
         /// it is `max(beatBand.upperBound, beatHarmonics × rate)`, at most 40 % of the sample rate,
-        /// in steps of 0.25 Hz, and moves only when the rate wants it two steps away. Through a 5-Hz band a 200-bpm pulse (3.3 Hz) keeps only its fundamental,
-        /// and each beat's upstroke leans toward its neighbours' (simulated RMSSD read 7.7 % low on a
-        /// clean finger). Below 150 bpm the band is `beatBand` itself.
+        /// in steps of 0.25 Hz, and moves only when the rate wants it two steps away. Through a 5-Hz
+        /// band a 200-bpm pulse (3.3 Hz) keeps only its fundamental, and each beat's upstroke leans
+        /// toward its neighbours' (simulated RMSSD read 7.7 % low on a clean finger). Below 150 bpm
+        /// the band is `beatBand` itself.
         public var beatHarmonics: Double = 2
         /// Band of the rate tracker's signal, Hz: 30-240 bpm with margin.
         public var trackerBand: ClosedRange<Double> = 0.5...4
