@@ -134,8 +134,7 @@ public struct StrokeDetector: Sendable {
         head = head + 1 == ring.count ? 0 : head + 1
         let rate = rotationRate.magnitude
         ring[head] = Slot(time: time, rate: rate, acrossWrist: rotationRate.y,
-                          accelerationSquared: acceleration.x * acceleration.x + acceleration.y * acceleration.y
-                              + acceleration.z * acceleration.z)
+                          accelerationSquared: acceleration.dot(acceleration))
         if filled < ring.count { filled += 1 }
 
         switch phase {
