@@ -63,6 +63,12 @@ public struct PulseAnalyzer: Sendable {
         public var emitsWaveform = true
         /// Longest silence bridged by interpolation, seconds.
         public var maximumGap: Double = 1
+        /// A colour channel whose level (0...255) is below this is left out of rate tracking and beat
+        /// selection. Its frame mean is below one step of the sensor's scale: it comes from a few
+        /// pixels above black, and what varies in it is quantisation and the camera's processing, not
+        /// blood. In MTHS such channels (blue in subject 22, green in 13) carry a 1-Hz ripple, 60 bpm
+        /// and its harmonics, that the tracker took for a pulse.
+        public var minimumChannelLevel: Double = 1
         public var tracker = RateTracker.Settings()
         public var beats = BeatDetector.Settings()
         public var beatTracker = BeatTracker.Settings()
@@ -122,6 +128,8 @@ public struct PulseAnalyzer: Sendable {
     private let flatSamples: Int
     private var windows: [RingBuffer<Double>] = []
     private var windowScratch: [[Double]] = []
+    /// Per channel, whether the rate tracker may use it (`minimumChannelLevel`).
+    private var usableChannels: [Bool] = []
     /// The same windows sorted (the tracker's median and MAD), brought up to date before each
     /// analysis from the values that arrived and left since (`windowChanges`).
     private var sortedWindows: [[Double]] = []
@@ -194,6 +202,7 @@ public struct PulseAnalyzer: Sendable {
         let capacity = max(8, Int((settings.windowSeconds * tracker.rate).rounded()))
         windows = Array(repeating: RingBuffer(capacity: capacity), count: n)
         windowScratch = Array(repeating: [], count: n)
+        usableChannels = Array(repeating: true, count: n)
         sortedWindows = Array(repeating: [], count: n)
         windowChanges = []
         for i in 0..<n {
@@ -572,7 +581,10 @@ public struct PulseAnalyzer: Sendable {
             windows[ch].appendElements(to: &windowScratch[ch])
             windowChanges[ch].apply(to: &sortedWindows[ch])
         }
-        guard let u = tracker.update(windows: windowScratch, sorted: sortedWindows) else { return }
+        if isColor == true {
+            for ch in 0..<3 { usableChannels[ch] = abs(levels[ch]) >= settings.minimumChannelLevel }
+        }
+        guard let u = tracker.update(windows: windowScratch, sorted: sortedWindows, usable: usableChannels) else { return }
         if isColor == true { orientHue(best: u.channel) }
         // Beats come from the rate's channel, unless the channel beats were taken from scores nearly
         // as well: every change of channel moves the fiducial points a little (each channel's

@@ -16,7 +16,8 @@ import SignalProcessing
 /// usable channels whose own spectral peak agrees with the tracked rate, scaled by the square root of
 /// how well the window repeats itself one beat period later (its autocorrelation, clamped at 0): a
 /// slow drift or motion shared by all channels can be concentrated and agreed on, but it does not
-/// repeat beat after beat, so it is declined.
+/// repeat beat after beat, so it is declined. A track that no channel's own peak supports while most
+/// channels peak at twice or half of it is a half- or double-rate answer: confidence 0.
 public struct RateTracker: Sendable {
     /// Settings for the tracker.
     public struct Settings: Sendable {
@@ -31,6 +32,11 @@ public struct RateTracker: Sendable {
         public var peakHalfWidthHz: Double = 0.12
         /// A channel agrees with the tracked rate when its own peak is within this many bpm.
         public var agreementBPM: Double = 6
+        /// When no channel's peak agrees with the tracked rate and most sit within this fraction of
+        /// twice or half of it, the track has landed on a half or a double of the pulse the spectra
+        /// show: the update's confidence is 0 (declined) until the track and the spectra agree
+        /// again. 0.1: the same ±10 % `vitals eval` counts as a half/double answer.
+        public var harmonicTolerance: Double = 0.1
         /// Window length over which spectra are weighed per update, seconds (evidence weight of one
         /// update is hop / (window / 2), so overlapping windows are not counted many times over).
         public var windowSeconds: Double = 10
@@ -143,15 +149,20 @@ public struct RateTracker: Sendable {
         /// Normalised autocorrelation of the chosen window at one beat period, -1...1: a pulse repeats
         /// itself beat after beat; motion and noise do not.
         public var periodicity: Double
+        /// The track sits at half or twice the rate most channels' spectra show (see
+        /// `Settings.harmonicTolerance`); the confidence is then 0.
+        public var atHarmonic = false
     }
 
     /// Analyses the latest window of each channel (equal lengths, oldest first) and advances the
     /// tracker one hop. Channels that are flat (no variation) are ignored.
-    /// - Parameter sorted: optionally, the same windows sorted ascending (a caller that keeps them
-    ///   sorted as samples arrive saves the selection of the median and MAD; same results).
-    /// - Returns: nil when no channel has any variation.
+    /// - Parameters:
+    ///   - sorted: optionally, the same windows sorted ascending (a caller that keeps them sorted as
+    ///     samples arrive saves the selection of the median and MAD; same results).
+    ///   - usable: optionally, per channel, false to leave it out (as if flat).
+    /// - Returns: nil when no channel is usable and has any variation.
     /// - Complexity: O(window + fftLength log fftLength) per channel; allocates nothing once warm.
-    public mutating func update(windows: [[Double]], sorted: [[Double]]? = nil) -> Update? {
+    public mutating func update(windows: [[Double]], sorted: [[Double]]? = nil, usable: [Bool]? = nil) -> Update? {
         var bestChannel = -1
         var bestScore = -1.0
         var bestSpread = 0.0
@@ -161,7 +172,7 @@ public struct RateTracker: Sendable {
         channelScores.removeAll(keepingCapacity: true)
         channelScores.append(contentsOf: repeatElement(0, count: windows.count))
         for (c, w) in windows.enumerated() {
-            guard computeSpectrum(w, sorted: sorted?[c]) else { continue }
+            guard usable?[c] ?? true, computeSpectrum(w, sorted: sorted?[c]) else { continue }
             let k = peakBin(spectrum)
             let f = refinedFrequency(spectrum, k)
             peaks.append(f * 60)
@@ -236,16 +247,21 @@ public struct RateTracker: Sendable {
         let f = refinedFrequency(best, lowBin + top)
         let bpm = min(settings.maxBPM, max(settings.minBPM, f * 60))
         let conc = concentration(best, atHz: f)
-        var agreeing = 0
-        for p in peaks where abs(p - bpm) <= settings.agreementBPM { agreeing += 1 }
+        var agreeing = 0, harmonic = 0
+        let tolerance = settings.harmonicTolerance
+        for p in peaks {
+            if abs(p - bpm) <= settings.agreementBPM { agreeing += 1 }
+            if abs(p - 2 * bpm) <= tolerance * 2 * bpm || abs(p - bpm / 2) <= tolerance * bpm / 2 { harmonic += 1 }
+        }
         let agreement = Double(agreeing) / Double(max(1, peaks.count))
+        let atHarmonic = agreeing == 0 && 2 * harmonic > peaks.count
         // At the tracked rate's period; when that is the chosen channel's own peak's period to the
         // bit (the tracked rate is usually that peak), the same computation was already done.
         let period = 60 / bpm
         let periodicity = period == bestLag ? bestAutocorrelation : autocorrelation(bestClipped, lagSeconds: period)
-        let confidence = (agreement + conc / (1 + conc)) / 2 * max(0, periodicity).squareRoot()
+        let confidence = atHarmonic ? 0 : (agreement + conc / (1 + conc)) / 2 * max(0, periodicity).squareRoot()
         return Update(bpm: bpm, confidence: confidence, channel: bestChannel, concentration: conc, agreement: agreement,
-                      spread: bestSpread, periodicity: periodicity)
+                      spread: bestSpread, periodicity: periodicity, atHarmonic: atHarmonic)
     }
 
     /// Median and median absolute deviation of `w`: read from `sorted` (the same values ascending)

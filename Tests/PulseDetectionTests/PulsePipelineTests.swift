@@ -411,3 +411,30 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
         expectSameEvents(events, expected, "runs of \(chunk)")
     }
 }
+
+@Suite struct NearBlackChannelTests {
+    /// A torch-lit finger whose red and green carry a 90-bpm pulse under sensor noise, while blue sits
+    /// below one step of the scale (mean 0.05) and carries only a clean 1-Hz ripple, as a camera's
+    /// processing leaves in a channel that is nearly black.
+    private static func recording(seconds: Double = 40) -> [PulseInput] {
+        var rng = SplitMix64(seed: 5)
+        return stride(from: 0.0, to: seconds, by: 1.0 / 30).map { t in
+            let pulse = sin(2 * Double.pi * 1.5 * t)
+            let red = 240 - 0.3 * pulse + 1.2 * (rng.uniform() - 0.5)
+            let green = 60 - 0.2 * pulse + 0.8 * (rng.uniform() - 0.5)
+            let blue = 0.05 + 0.04 * sin(2 * Double.pi * t)
+            return .color(ColorSample(time: t, red: red, green: green, blue: blue))
+        }
+    }
+
+    @Test func aChannelBelowOneStepOfTheScaleDoesNotSetTheRate() {
+        let inputs = Self.recording()
+        let rate = PulseAnalysis.run(inputs, sampleRate: 30).heartRate?.bpm
+        #expect(rate.map { abs($0 - 90) < 2 } == true, "\(String(describing: rate))")
+        // With the level check off, the ripple wins: the check is what keeps it out.
+        var settings = PulseAnalyzer.Settings()
+        settings.minimumChannelLevel = 0
+        let rippled = PulseAnalysis.run(inputs, sampleRate: 30, settings: settings).heartRate?.bpm
+        #expect(rippled.map { abs($0 - 90) < 2 } != true, "\(String(describing: rippled))")
+    }
+}

@@ -32,3 +32,53 @@ import SignalProcessing
         }
     }
 }
+
+@Suite struct RateTrackerHarmonicTests {
+    /// Three channels of a 10-Hz window (`seconds` long, ending at `end`) of a pulse that beats at
+    /// 50 bpm until `change` and at 100 bpm after it, with a little noise.
+    private static func windows(end: Double, change: Double, seconds: Double = 10, seed: UInt64) -> [[Double]] {
+        var rng = SplitMix64(seed: seed)
+        let n = Int(seconds * 10)
+        return (0..<3).map { _ in
+            (0..<n).map { i in
+                let t = end - seconds + Double(i + 1) / 10
+                let hz = t < change ? 50.0 / 60 : 100.0 / 60
+                return sin(2 * Double.pi * hz * t) + 0.1 * (rng.uniform() - 0.5)
+            }
+        }
+    }
+
+    @Test func aTrackLeftAtHalfTheRateEveryChannelShowsIsDeclinedUntilItCatchesUp() {
+        var tracker = RateTracker(rate: 10, hop: 1)
+        var declinedAtHalf = 0
+        var last: RateTracker.Update?
+        for step in 0..<40 {
+            let end = 10 + Double(step)
+            guard let u = tracker.update(windows: Self.windows(end: end, change: 20, seed: UInt64(step))) else {
+                Issue.record("no update at \(end) s")
+                return
+            }
+            if end <= 20 { #expect(abs(u.bpm - 50) < 3 && !u.atHarmonic && u.confidence > 0.5, "\(end) s: \(u)") }
+            if u.atHarmonic {
+                // The track is still near 50 bpm while every channel's spectrum peaks near 100.
+                #expect(u.confidence == 0)
+                #expect(abs(u.bpm * 2 - 100) <= 10, "\(end) s: \(u.bpm)")
+                declinedAtHalf += 1
+            }
+            last = u
+        }
+        // The jump from 50 to 100 bpm leaves the track behind for some hops; then it follows.
+        #expect(declinedAtHalf > 0)
+        #expect(abs((last?.bpm ?? 0) - 100) < 3 && last?.atHarmonic == false)
+    }
+
+    @Test func aChannelLeftOutIsNotUsed() {
+        var tracker = RateTracker(rate: 10, hop: 1)
+        var w = Self.windows(end: 10, change: 100, seed: 1)  // 50 bpm in every channel
+        w[2] = Self.windows(end: 10, change: 0, seed: 2)[2]  // 100 bpm in the last one, and clean
+        for i in w[2].indices { w[2][i] *= 3 }
+        let u = tracker.update(windows: w, usable: [true, true, false])
+        #expect(u.map { abs($0.bpm - 50) < 3 && $0.channel != 2 } == true)
+        #expect(tracker.channelScores[2] == 0)
+    }
+}
