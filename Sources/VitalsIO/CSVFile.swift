@@ -210,11 +210,13 @@ public struct CSVFile: Sendable {
                     mantissa = mantissa &* 10 &+ UInt64(c - 48)
                     if sawDot { fraction += 1 }
                     if mantissa != 0 { digits += 1 }
-                } else if !sawDot {
+                } else if !sawDot || c != 48 {
+                    // A 16th significant digit can still change the nearest double (15 digits is
+                    // all a double always keeps, not all it can hold: 1000000000000.0333 is not
+                    // 1000000000000.03), so strtod rounds it; trailing zeros after the point cannot.
                     fast = false
                     break
                 }
-                // Digits past 15 after the point are dropped: below double precision of the value.
             } else if c == 46 && !sawDot {
                 sawDot = true
             } else {
@@ -227,9 +229,9 @@ public struct CSVFile: Sendable {
             let value = Double(mantissa) / powersOfTen[fraction]
             return negative ? -value : value
         }
-        // Slow path: exponents, inf/nan words, anything unusual.
+        // Slow path: exponents, inf/nan words, many digits, anything unusual. A field of any length
+        // is converted (a value written out in full, such as 1e308 in fixed notation, has 309 digits).
         let length = hi - lo
-        guard length < 64 else { return nil }
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + 1) { tmp in
             for k in 0..<length { tmp[k] = CChar(bitPattern: buf[lo + k]) }
             tmp[length] = 0

@@ -47,4 +47,22 @@ import Testing
         #expect(throws: InputError.self) { try CSVFile(bytes: [], source: "e") }
         #expect(throws: InputError.self) { try CSVFile(bytes: [0x89, 0x50, 0x4E, 0x47, 0, 0, 1], source: "b") }
     }
+
+    @Test func digitsBeyondTheFifteenthStillRoundToTheNearestDouble() throws {
+        // Epoch-like seconds with sub-millisecond digits: dropping the 16th digit moved these by
+        // 3 ms, which read a 30 Hz clock as 33 Hz.
+        let values = ["1000000000000.033333", "1000000000000.066667", "0.03333333333333333", "1.2345678901234567",
+                      "12345678901234567890", "2.50000000000000000000"]
+        let f = try csv("v\n" + values.joined(separator: "\n"))
+        #expect(try f.numericColumns([0])[0] == values.map { Double($0)! })
+    }
+
+    @Test func aNumberWrittenOutInFullIsANumber() throws {
+        // 1e308 printed in fixed notation has 309 digits; it must reach the caller's range checks
+        // as 1e308 rather than be called "not a number".
+        let long = String(format: "%.0f", 1e308)
+        #expect(long.count > 300)
+        let f = try csv("v\n\(long)\n-\(long).5\n")
+        #expect(try f.numericColumns([0])[0] == [1e308, -1e308])
+    }
 }
