@@ -53,7 +53,12 @@ public struct CSVFile: Sendable {
     }
 
     /// Parses CSV text already in memory. `hasHeader: false` names the columns `0`, `1`, ...
-    public init(bytes: [UInt8], source: String = "input", hasHeader: Bool = true) throws {
+    public init(bytes input: [UInt8], source: String = "input", hasHeader: Bool = true) throws {
+        var bytes = input
+        // Lines ended by CR alone (classic Mac OS, some spreadsheet exports) read as LF-ended lines.
+        if !bytes.contains(0x0A), bytes.contains(0x0D) {
+            for i in bytes.indices where bytes[i] == 0x0D { bytes[i] = 0x0A }
+        }
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             throw InputError(.empty, "\(source): file is empty")
         }
@@ -99,10 +104,19 @@ public struct CSVFile: Sendable {
     /// The header as written (comma-joined) for error messages, with a hint when the file is
     /// separated by semicolons (a single column holding `;`).
     public var headerDescription: String {
-        let joined = header.joined(separator: ",")
+        // A header too long to read in one line (a file whose first line is data, or thousands of
+        // columns) is shown by its first names and its column count.
+        if header.count > Self.describedColumns {
+            return header.prefix(Self.describedColumns).map { $0.prefix(40) }.joined(separator: ",")
+                + ",... (\(header.count) columns)"
+        }
+        let joined = header.map { $0.count > 80 ? $0.prefix(80) + "..." : Substring($0) }.joined(separator: ",")
         guard header.count == 1, header[0].contains(";") else { return joined }
         return joined + " (the file looks separated by ';': Vitals reads values separated by commas or tabs)"
     }
+
+    /// Most column names an error message lists.
+    static let describedColumns = 40
 
     /// The index of the column `name`, or an error listing the columns that do exist.
     public func requireColumn(_ name: String) throws -> Int {

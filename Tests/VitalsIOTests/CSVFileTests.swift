@@ -65,4 +65,19 @@ import Testing
         let f = try csv("v\n\(long)\n-\(long).5\n")
         #expect(try f.numericColumns([0])[0] == [1e308, -1e308])
     }
+
+    @Test func linesEndedByCarriageReturnsAloneAreLines() throws {
+        let f = try csv("time_s,r\r0,1\r0.5,2\r")
+        #expect(f.header == ["time_s", "r"])
+        #expect(try f.numericColumns([0, 1]) == [[0, 0.5], [1, 2]])
+    }
+
+    @Test func aVeryLongHeaderIsShortenedInMessages() throws {
+        let names = (0..<500).map { "c\($0)" }
+        let f = try csv(names.joined(separator: ",") + "\n" + names.map { _ in "1" }.joined(separator: ",") + "\n")
+        let message = f.headerDescription
+        #expect(message.hasPrefix("c0,c1,c2,"))
+        #expect(message.hasSuffix(",... (500 columns)"))
+        #expect(message.count < 400)
+    }
 }
