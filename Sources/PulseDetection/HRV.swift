@@ -277,6 +277,10 @@ public enum HRV {
     public static let neighbourCount = 10
     /// Uniform resampling rate of the NN series for spectra, Hz (Task Force 1996 convention).
     public static let resamplingRate = 4.0
+    /// Longest stretch without an accepted interval that the NN spline bridges, seconds: half the
+    /// period of the lowest frequency analysed (LF's 0.04 Hz, 25 s), the most a hole may last for that
+    /// oscillation to still be sampled twice per period. Longer holes split the series.
+    public static let maximumInterpolatedHole = 0.5 / lfBand.low
     /// Welch segment length for LF/HF, seconds (HeartPy's `welch_wsize` default).
     public static let welchSegmentSeconds = 240.0
     /// LF band [low, high) Hz (Task Force 1996).
@@ -438,13 +442,33 @@ public enum HRV {
 
     /// The accepted NN series (ms) on a uniform ``resamplingRate`` grid from the first to the last
     /// accepted interval's time (s), by natural cubic spline; nil with fewer than 2 accepted intervals.
-    /// `times[i]` is the time of the beat that ends interval i.
+    /// `times[i]` is the time of the beat that ends interval i. Where consecutive accepted intervals
+    /// lie more than ``maximumInterpolatedHole`` apart (a gap in the recording, a long artefact), the
+    /// series is the longest stretch without such a hole: a spline across it would invent the NN
+    /// values, and across a very long one would need a grid too large to hold.
     public static func resampledNN(intervals: [Double], times: [Double], accepted: [Bool]) -> UniformSignal? {
         // Accepted intervals in strictly increasing time (beat times that went backwards are skipped).
         var x: [Double] = [], y: [Double] = []
         for i in intervals.indices where accepted[i] && times[i].isFinite && (x.last.map { times[i] > $0 } ?? true) {
             x.append(times[i])
             y.append(intervals[i])
+        }
+        // The longest stretch (in seconds; the first of equals) without a hole.
+        var best = 0..<x.count
+        if x.count >= 2 {
+            var bestSpan = -1.0
+            var start = 0
+            for k in 1...x.count where k == x.count || x[k] - x[k - 1] > maximumInterpolatedHole {
+                if x[k - 1] - x[start] > bestSpan {
+                    bestSpan = x[k - 1] - x[start]
+                    best = start..<k
+                }
+                start = k
+            }
+        }
+        if best.count < x.count {
+            x = Array(x[best])
+            y = Array(y[best])
         }
         guard x.count >= 2 else { return nil }
         let spline = CubicSpline(x: x, y: y)

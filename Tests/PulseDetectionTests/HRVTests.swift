@@ -269,6 +269,30 @@ private func heartPyReferenceIntervals() -> [Double] {
         #expect(HRV.measures(beatTimes: [0, 1, 2, .nan, 4, 5, 6, 7, 8]).measures.ibi == 1000)
     }
 
+    @Test func theSplineDoesNotBridgeAHoleLongerThanHalfTheSlowestPeriod() {
+        // 80 s of beats, a 100-s hole (a gap in the recording), then 40 s of beats: the spectral
+        // series is the 80-s stretch, not 220 s of interpolation across the hole.
+        let first = beatTimes((0..<80).map { 1000 + 30 * sin(Double($0)) })
+        let second = beatTimes((0..<40).map { 1000 + 30 * sin(Double($0)) }, start: first.last! + 100)
+        let r = HRV.measures(beatTimes: first + second)
+        let accepted = r.accepted
+        let times = (1..<(first.count + second.count)).map { (first + second)[$0] - first[0] }
+        let series = try! #require(HRV.resampledNN(intervals: r.intervals, times: times, accepted: accepted))
+        #expect(Double(series.values.count) / HRV.resamplingRate < 81)
+        #expect(r.measures.lf.isFinite)
+    }
+
+    @Test func aGapOfYearsBetweenBeatsGivesMeasuresNotAnAllocationFailure() {
+        // Before: the 4 Hz grid spanned the gap, 4e9 samples (32 GB), and the process died.
+        let first = beatTimes((0..<80).map { 1000 + 30 * sin(Double($0)) })
+        let second = beatTimes((0..<80).map { 1000 + 30 * sin(Double($0)) }, start: first.last! + 1e9)
+        let m = HRV.measures(beatTimes: first + second).measures
+        #expect(m.rmssd.isFinite && m.lf.isFinite && m.breathingRate.isFinite)
+        let viaIntervals = HRV.measures(intervals: (0..<80).map { 1000 + 30 * sin(Double($0)) } + [1e12]
+                                        + (0..<80).map { 1000 + 30 * sin(Double($0)) }).measures
+        #expect(viaIntervals.lf.isFinite)
+    }
+
     @Test func threeMillisecondTimingJitterChangesRMSSDByLessThanFivePercent() {
         // Timing noise of σ adds about 6σ² to RMSSD² (each difference involves three beat times);
         // ±3 ms uniform jitter (σ = √3 ms) on a series with RMSSD ≈ 25 ms moves it by ~1.5 %.
