@@ -7,6 +7,8 @@ public struct InputError: Error, CustomStringConvertible, Equatable, Sendable {
     public enum Code: String, Sendable {
         case fileNotFound, unreadable, empty, notText, missingColumn, notANumber, nonFinite
         case badTimestamps, badRate, tooShort, flatSignal, unsupportedFormat, toolMissing, corrupt
+        /// An option's value that cannot apply to this input (e.g. a hop giving millions of windows).
+        case badOption
     }
     public var code: Code
     public var message: String

@@ -3,7 +3,31 @@ import PulseDetection
 /// The `vitals heart-rate --json` document. Field names are fixed by the issue that introduced them;
 /// fields may be added, never renamed.
 public enum HeartRateReport {
+    /// Most windows one report lists: a 24-hour recording in 1-s hops is 86,400. Each window scans
+    /// the rate estimates, so far more would take minutes to produce and nobody could read them.
+    public static let maximumWindows = 100_000
+
+    /// The number of windows `windowStarts` gives, without listing them (any positive length and hop).
+    public static func windowCount(duration: Double, length: Double, hop: Double) -> Double {
+        guard length > 0, hop > 0, length <= duration + 1e-9 else { return 0 }
+        return ((duration + 1e-9 - length) / hop).rounded(.down) + 1
+    }
+
+    /// Checks that windows of `length` every `hop` seconds over `duration` can be listed.
+    /// - Throws: `InputError.badOption` when they would be more than ``maximumWindows``
+    ///   (e.g. `--hop 1e-6`), naming the count and the shortest hop that fits.
+    public static func checkWindows(duration: Double, length: Double, hop: Double, source: String) throws {
+        let count = windowCount(duration: duration, length: length, hop: hop)
+        guard count <= Double(maximumWindows) else {
+            let shortest = (duration - length) / Double(maximumWindows - 1)
+            throw InputError(.badOption, String(
+                format: "%@: windows every %g s over %.1f s would be %.3g windows; at most %d are reported (use a hop of %.3g s or more)",
+                source, hop, duration, count, maximumWindows, shortest))
+        }
+    }
+
     /// Window starts 0, hop, 2 hop, ... while start + length <= duration.
+    /// Call ``checkWindows(duration:length:hop:source:)`` first for lengths and hops from a user.
     public static func windowStarts(duration: Double, length: Double, hop: Double) -> [Double] {
         guard length > 0, hop > 0 else { return [] }
         var starts: [Double] = []

@@ -66,6 +66,12 @@ struct HeartRate: ParsableCommand {
             recording.source = "bundled recording (PhysioNet a103l finger PPG, first 60 s)"
             status("Analysing \(recording.source) as the live monitor would: waveform, beats (♥), rate.")
         }
+        if let window {
+            try CLIError.wrap {
+                try HeartRateReport.checkWindows(duration: recording.duration, length: window, hop: hop ?? window,
+                                                 source: recording.source)
+            }
+        }
         for g in recording.gaps {
             warn(String(format: "gap in the recording from %.2f s to %.2f s: analysed either side", g.from, g.to))
         }

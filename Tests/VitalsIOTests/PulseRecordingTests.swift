@@ -89,6 +89,16 @@ import Testing
         #expect(abs(r.gaps[0].from - 4.99) < 1e-9 && abs(r.gaps[0].to - 8.0) < 1e-9)
     }
 
+    @Test func aHopGivingMillionsOfWindowsIsAnErrorNotAHang() throws {
+        for (d, l, h) in [(26.0, 10.0, 5.0), (9.9, 10.0, 5.0), (30, 0.5, 0.5), (30, 10, 1e9), (10, 10, 3)] {
+            #expect(HeartRateReport.windowCount(duration: d, length: l, hop: h)
+                    == Double(HeartRateReport.windowStarts(duration: d, length: l, hop: h).count))
+        }
+        #expect(throws: InputError.self) { try HeartRateReport.checkWindows(duration: 30, length: 10, hop: 1e-6, source: "t") }
+        #expect(throws: InputError.self) { try HeartRateReport.checkWindows(duration: 30, length: 1e-9, hop: 1e-9, source: "t") }
+        try HeartRateReport.checkWindows(duration: 86_400, length: 10, hop: 1, source: "t")
+    }
+
     @Test func windowStartsFollowTheIssuesRule() {
         #expect(HeartRateReport.windowStarts(duration: 26, length: 10, hop: 5) == [0, 5, 10, 15])
         #expect(HeartRateReport.windowStarts(duration: 9.9, length: 10, hop: 5) == [])
