@@ -72,8 +72,13 @@ public struct PulseRecording: Sendable {
         } else {
             times = cols[0]
         }
-        return try validated(source: src, times: times, signal: signal, names: names, rate: rate, maximumGap: maximumGap)
+        return try validated(source: src, times: times, signal: signal, names: names, rate: rate, maximumGap: maximumGap,
+                             rateIsStatedBesideTimes: timeColumn != nil)
     }
+
+    /// How far a stated rate may differ from the rate a time column measures, as a fraction (a
+    /// nominal 30 Hz camera measures 29.97 Hz; a rate 5 % off is another rate).
+    public static let statedRateTolerance = 0.05
 
     /// A recording of per-frame mean colours (from a video or a camera), validated like a CSV.
     public static func colors(_ samples: [ColorSample], source: String, maximumGap: Double = 1) throws -> PulseRecording {
@@ -85,7 +90,7 @@ public struct PulseRecording: Sendable {
 
     /// Checks times and signal, measures the rate, finds gaps and builds the inputs (times from 0).
     static func validated(source src: String, times: [Double], signal: [[Double]], names: String, rate: Double?,
-                          maximumGap: Double) throws -> PulseRecording {
+                          maximumGap: Double, rateIsStatedBesideTimes: Bool = false) throws -> PulseRecording {
         let n = times.count
         if let i = times.firstIndex(where: { !$0.isFinite }) {
             throw InputError(.nonFinite, "\(src): line \(i + 2), column 'time_s' is empty or not finite")
@@ -103,6 +108,11 @@ public struct PulseRecording: Sendable {
             intervals.append(dt)
         }
         let measured = 1 / intervals.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
+        if let rate, rateIsStatedBesideTimes, !(abs(measured - rate) <= statedRateTolerance * rate) {
+            // The pipeline would be set up for one rate and fed samples at another.
+            throw InputError(.badRate, String(format: "%@: --rate %g Hz contradicts the time_s column (%.3g Hz); leave out --rate, the times are used",
+                                              src, rate, measured))
+        }
         let sampleRate = rate ?? measured
         guard sampleRate >= 5, sampleRate <= 10_000 else {
             // Times written in milliseconds read as a rate a thousand times too low (samples 2 or more

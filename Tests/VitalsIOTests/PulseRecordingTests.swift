@@ -89,6 +89,13 @@ import Testing
         #expect(abs(r.gaps[0].from - 4.99) < 1e-9 && abs(r.gaps[0].to - 8.0) < 1e-9)
     }
 
+    @Test func aStatedRateThatContradictsTheTimeColumnIsAnError() throws {
+        // Before: --rate 100 on a 50 Hz file was reported as sample_rate_hz 100 and set the pipeline up for it.
+        #expect(throws: InputError.self) { try load(sine(rows: 500, rate: 50), rate: 100) }
+        #expect(abs(try load(sine(rows: 500, rate: 50), rate: 50).sampleRate - 50) < 1e-9)
+        #expect(abs(try load(sine(rows: 500, rate: 50), rate: 50.5).sampleRate - 50.5) < 1e-9)
+    }
+
     @Test func aHopGivingMillionsOfWindowsIsAnErrorNotAHang() throws {
         for (d, l, h) in [(26.0, 10.0, 5.0), (9.9, 10.0, 5.0), (30, 0.5, 0.5), (30, 10, 1e9), (10, 10, 3)] {
             #expect(HeartRateReport.windowCount(duration: d, length: l, hop: h)
