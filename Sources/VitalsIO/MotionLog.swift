@@ -110,11 +110,31 @@ public struct MotionLog: Sendable {
         "mag.x", "mag.y", "mag.z", "altitude", "pressure",
     ]
 
+    /// Fastest sampling a log can have, Hz. Phones and watches deliver motion at 100-800 Hz and IMU
+    /// chips sample at up to a few kHz; a faster median rate means times in other units than read.
+    public static let maximumSampleRate = 10_000.0
+
+    /// Largest rotation rate a log can hold, rad/s: 70 rad/s is 4000 deg/s, the widest full scale of
+    /// phone, watch and consumer IMU gyroscopes. A 99th percentile above it is not a rotation rate.
+    public static let maximumRotationRate = 70.0
+
     /// A gap is an interval longer than this many median intervals.
     public static let gapFactor = 3.0
 
     /// Number of samples.
     public var count: Int { time.count }
+
+    /// Checks that the log is sampled fast enough for a detector.
+    /// - Parameters:
+    ///   - minimum: the slowest rate the detector can use, Hz.
+    ///   - purpose: what needs it, for the message (e.g. "the motion detectors").
+    /// - Throws: `InputError.badRate` naming the log's rate and the rate needed.
+    public func requireSampleRate(atLeast minimum: Double, for purpose: String) throws {
+        guard sampleRate >= minimum else {
+            throw InputError(.badRate, String(format: "%@: %.3g Hz is too slow for %@ (need %g Hz or more)",
+                                              source, sampleRate, purpose, minimum))
+        }
+    }
 
     /// Reads a motion log from `path`.
     /// - Throws: `InputError` for a missing file, missing columns (the message lists what exists),
@@ -292,6 +312,10 @@ public struct MotionLog: Sendable {
         let sortedDt = dts.sorted()
         let medianDt = sortedDt[sortedDt.count / 2]
         log.sampleRate = 1 / medianDt
+        guard log.sampleRate <= maximumSampleRate else {
+            throw InputError(.badRate, String(format: "%@: samples %.3g s apart (%.3g Hz) are faster than any motion sensor (%g Hz at most); are the times in seconds?",
+                                              source, medianDt, log.sampleRate, maximumSampleRate))
+        }
         for k in 1..<time.count where dts[k - 1] > gapFactor * medianDt {
             log.gaps.append((index: k, seconds: dts[k - 1]))
         }
@@ -432,21 +456,29 @@ public struct MotionLog: Sendable {
         let mags = rate.map { max(abs($0.x), abs($0.y), abs($0.z)) }.sorted()
         let p99 = mags[min(mags.count - 1, Int(Double(mags.count) * 0.99))]
         let impossibleForRadians = p99 > 35
+        let unit: RotationUnit
         if let option {
             if option == .radiansPerSecond && impossibleForRadians {
                 throw InputError(.unsupportedFormat, String(format: "%@: --gyro-unit rad/s contradicts the data (99th percentile %.3g rad/s is beyond any gyroscope; looks like deg/s)", source, p99))
             }
-            return option.toRadiansPerSecond
-        }
-        if let u = declared.first {
+            unit = option
+        } else if let u = declared.first {
             if u == .radiansPerSecond && impossibleForRadians {
                 throw InputError(.unsupportedFormat, String(format: "%@: rotation-rate columns are named as rad/s but reach %.3g (99th percentile); pass --gyro-unit deg/s", source, p99))
             }
-            return u.toRadiansPerSecond
+            unit = u
+        } else {
+            // Not stated anywhere: deg/s data at rest can look small, so lean on what moving data shows.
+            unit = p99 > 12 ? .degreesPerSecond : .radiansPerSecond
         }
-        // Not stated anywhere: deg/s data at rest can look small, so lean on what moving data shows.
-        let unit: RotationUnit = p99 > 12 ? .degreesPerSecond : .radiansPerSecond
-        notes.append(String(format: "rotation-rate unit not stated: read as %@ (99th percentile %.1f); pass --gyro-unit to override", unit.rawValue, p99))
+        // Whatever the unit, values beyond every gyroscope's range are not rotation rates.
+        guard p99 * unit.toRadiansPerSecond <= maximumRotationRate else {
+            throw InputError(.unsupportedFormat, String(format: "%@: rotation rate reaches %.3g %@ (99th percentile), beyond any gyroscope (%g rad/s = 4000 deg/s)",
+                                                        source, p99, unit.rawValue, maximumRotationRate))
+        }
+        if option == nil && declared.isEmpty {
+            notes.append(String(format: "rotation-rate unit not stated: read as %@ (99th percentile %.1f); pass --gyro-unit to override", unit.rawValue, p99))
+        }
         return unit.toRadiansPerSecond
     }
 

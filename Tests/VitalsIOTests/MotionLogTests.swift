@@ -8,6 +8,35 @@ import MotionAnalysis
         try MotionLog.parse(bytes: Array(text.utf8), source: "test.csv", options: options)
     }
 
+    private func rawLog(rows: Int, dt: Double, gyroScale: Double = 1) -> String {
+        "time,acc_x,acc_y,acc_z,gyro_x,gyro_y,gyro_z\n" + (0..<rows).map { i -> String in
+            let t = Double(i) * dt
+            return "\(t),0,0,\(-1 + 0.05 * sin(Double(i) / 3)),\(0.2 * sin(Double(i) / 7) * gyroScale),0.1,\(0.3 * gyroScale)"
+        }.joined(separator: "\n")
+    }
+
+    @Test func rotationRatesBeyondEveryGyroscopeAreAnErrorWhateverTheUnit() throws {
+        #expect(try parse(rawLog(rows: 200, dt: 0.02)).rotationRate != nil)
+        // 1e200 was read as deg/s and the log analysed; 100 rad/s named as deg/s is 1.7 rad/s, fine.
+        for (scale, unit) in [(1e200, nil), (1e200, RotationUnit.degreesPerSecond), (300.0, RotationUnit.radiansPerSecond)] as [(Double, RotationUnit?)] {
+            #expect(throws: InputError.self) { try self.parse(self.rawLog(rows: 200, dt: 0.02, gyroScale: scale), MotionLogOptions(rotationUnit: unit)) }
+        }
+        #expect(try parse(rawLog(rows: 200, dt: 0.02, gyroScale: 300), MotionLogOptions(rotationUnit: .degreesPerSecond)).rotationRate != nil)
+    }
+
+    @Test func aRateFasterThanAnyMotionSensorIsAnError() throws {
+        // Microseconds read as seconds: 1 MHz, before analysed as 3 ms of motion.
+        do {
+            _ = try parse(rawLog(rows: 300, dt: 1e-6))
+            Issue.record("expected an error")
+        } catch let e as InputError {
+            #expect(e.code == .badRate)
+        }
+        let slow = try parse(rawLog(rows: 300, dt: 1))
+        #expect(throws: InputError.self) { try slow.requireSampleRate(atLeast: 4, for: "the motion detectors") }
+        try parse(rawLog(rows: 300, dt: 0.1)).requireSampleRate(atLeast: 4, for: "the motion detectors")
+    }
+
     @Test func aBareAltitudeColumnInMetresIsTheRelativeAltitude() throws {
         let log = try parse("time_s,altitude (m),pressure\n0,0.0,101.2\n1,0.5,101.19\n2,1.25,101.18\n")
         #expect(log.relativeAltitude == [0, 0.5, 1.25])
