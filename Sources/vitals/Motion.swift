@@ -31,7 +31,16 @@ struct Motion: ParsableCommand {
 
     func run() throws {
         try CLIError.wrap {
-            let log = try input.read(file)
+            var log = try input.read(file)
+            // The slowest detector here, the rep counter, needs 4 Hz (as `vitals reps`).
+            try log.requireSampleRate(atLeast: 4, for: "the motion detectors")
+            let swingsAnalysed = log.sampleRate >= SwingAnalysis.minimumSampleRate
+            if !swingsAnalysed {
+                let note = String(format: "swings not looked for: %.1f Hz is too slow for them (need %.0f Hz or more)",
+                                  log.sampleRate, SwingAnalysis.minimumSampleRate)
+                log.notes.append(note)
+                warn(note)
+            }
             let motion = try log.deviceMotion(filter: log.hasDeviceMotion ? .init() : .responsive)
             var channels: [String] = []
             if log.gravity != nil { channels.append("gravity") }
@@ -43,7 +52,7 @@ struct Motion: ParsableCommand {
             if log.relativeAltitude != nil { channels.append("altitude") }
             var counter = RepCounter(sampleRate: log.sampleRate)
             let sets = counter.process(motion)
-            let swings = SwingAnalysis.run(motion, mode: .strokes, wrist: wrist, sampleRate: log.sampleRate)
+            let swings = swingsAnalysed ? SwingAnalysis.run(motion, mode: .strokes, wrist: wrist, sampleRate: log.sampleRate) : []
             var stability = PoseStability()
             let holds = stability.process(motion)
             var impactDetector = ImpactDetector()
@@ -63,8 +72,12 @@ struct Motion: ParsableCommand {
                   + (sets.isEmpty ? "" : ": " + sets.map { String(format: "%d (%.0f-%.0f s)", $0.reps, $0.start, $0.end) }.joined(separator: ", ")))
 
             let f = swings.filter { $0.kind == .forehand }.count, b = swings.filter { $0.kind == .backhand }.count
-            print("  swings (\(wrist.rawValue) wrist): \(swings.count): \(f) forehands, \(b) backhands, \(swings.count - f - b) serves"
-                  + (swings.isEmpty ? "" : String(format: "; peak rate median %.1f rad/s", Statistics.median(swings.map(\.peakRate)))))
+            if swingsAnalysed {
+                print("  swings (\(wrist.rawValue) wrist): \(swings.count): \(f) forehands, \(b) backhands, \(swings.count - f - b) serves"
+                      + (swings.isEmpty ? "" : String(format: "; peak rate median %.1f rad/s", Statistics.median(swings.map(\.peakRate)))))
+            } else {
+                print(String(format: "  swings: not looked for (%.1f Hz is below the %.0f Hz they need)", log.sampleRate, SwingAnalysis.minimumSampleRate))
+            }
 
             let falls = holds.filter(\.endedInFall).count
             print(String(format: "  holds: %d (%.0f s in total), %d ended in a fall", holds.count, holds.reduce(0) { $0 + $1.duration }, falls)
