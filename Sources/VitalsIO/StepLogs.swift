@@ -1,5 +1,6 @@
 import Foundation
 import MotionAnalysis
+import SignalProcessing
 
 /// An accelerometer recording for the pedometer: times in seconds from the first sample, acceleration
 /// in g with gravity included, and relative altitude when the log has it.
@@ -31,6 +32,34 @@ public struct AccelerationRecording: Sendable {
 public enum StepLogs {
     /// One g in m/s² (standard gravity).
     public static let standardGravity = 9.80665
+
+    /// Slowest sampling the pedometer can count steps from, Hz: twice the 3.5 Hz upper edge of the
+    /// step band it filters (a slower log aliases the steps away and would read as 0 steps).
+    public static let minimumSampleRate = 7.0
+
+    /// Median |acceleration| a real accelerometer log has, g: gravity dominates it (the same range
+    /// `MotionLog` reads a unit from). Outside it the numbers are not accelerations in the stated unit.
+    public static let plausibleMedianMagnitude = 0.4...2.0
+
+    /// Checks the sampling rate (median interval) and the size of the acceleration.
+    /// - Throws: `InputError.badRate` for a rate below ``minimumSampleRate`` or above
+    ///   `MotionLog.maximumSampleRate`, `InputError.unsupportedFormat` for a median |a| outside
+    ///   ``plausibleMedianMagnitude``.
+    static func checkPlausible(_ r: AccelerationRecording) throws {
+        var intervals = [Double](repeating: 0, count: r.time.count - 1)
+        for i in intervals.indices { intervals[i] = r.time[i + 1] - r.time[i] }
+        let rate = 1 / intervals.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
+        guard rate >= minimumSampleRate, rate <= MotionLog.maximumSampleRate else {
+            throw InputError(.badRate, String(format: "%@: sample rate %.3g Hz is outside %g Hz...%g kHz (steps need %g Hz or more; check the time unit or the stated frequency)",
+                                              r.source, rate, minimumSampleRate, MotionLog.maximumSampleRate / 1000, minimumSampleRate))
+        }
+        var magnitudes = r.acceleration.map(\.magnitude)
+        let median = magnitudes.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
+        guard plausibleMedianMagnitude.contains(median) else {
+            throw InputError(.unsupportedFormat, String(format: "%@: median |acceleration| is %.3g g; an accelerometer reads about 1 g (gravity), so these are not accelerations in the %@ unit",
+                                                        r.source, median, r.format == "motion-log" ? "stated" : "layout's (m/s²)"))
+        }
+    }
 
     /// Reads an accelerometer recording, recognising the layout by content: Oxford (no header,
     /// `timestamp_ns,sensor_type,x,y,z` in m/s²), IPOL (`Acquisition frequency: N Hz` then a
@@ -87,7 +116,10 @@ public enum StepLogs {
             }
             if line.hasPrefix("Acquisition frequency") {
                 let digits = line.split(separator: ":").last.map { $0.filter { "0123456789.".contains($0) } } ?? ""
-                if let r = Double(digits), r > 0 { rate = r }
+                guard let r = Double(digits), r > 0 else {
+                    throw InputError(.badRate, "\(source): '\(line.prefix(60))' does not state a sample rate")
+                }
+                rate = r
             }
             offset = end + 1
         }
@@ -129,8 +161,10 @@ public enum StepLogs {
             }
         }
         guard log.count >= 2 else { throw InputError(.tooShort, "\(path): fewer than 2 samples") }
-        return AccelerationRecording(format: "motion-log", source: path, time: log.time, acceleration: acc,
-                                     altitude: altitude, notes: log.notes)
+        let recording = AccelerationRecording(format: "motion-log", source: path, time: log.time, acceleration: acc,
+                                              altitude: altitude, notes: log.notes)
+        try checkPlausible(recording)
+        return recording
     }
 
     private static func assemble(format: String, source: String, rawTime: [Double], timeScale: Double,
@@ -153,7 +187,9 @@ public enum StepLogs {
         guard time[time.count - 1] > 0 else {
             throw InputError(.badTimestamps, "\(source): every sample has the same time")
         }
-        return AccelerationRecording(format: format, source: source, time: time, acceleration: acc)
+        let recording = AccelerationRecording(format: format, source: source, time: time, acceleration: acc)
+        try checkPlausible(recording)
+        return recording
     }
 }
 

@@ -60,6 +60,34 @@ struct StepLogsTests {
         }
     }
 
+    @Test("a rate no pedometer can use, or accelerations that are not, is an error rather than 0 steps")
+    func implausibleRateOrMagnitude() throws {
+        func code(_ text: String, name: String = "accelerometer.csv") throws -> InputError.Code? {
+            let path = try write(text, name: name)
+            do { _ = try StepLogs.read(path: path) } catch let e as InputError { return e.code }
+            return nil
+        }
+        let walk = (0..<200).map { "\(1_000_000_000_000 + $0 * 10_000_000),3,0,0,\(9.80665 + sin(Double($0) / 8))" }
+        #expect(try code(walk.joined(separator: "\n")) == nil)
+        // Milliseconds where nanoseconds belong: 100 MHz, before read as 0 steps in 2 µs.
+        let ms = (0..<200).map { "\(1_000_000 + $0 * 10),3,0,0,\(9.80665 + sin(Double($0) / 8))" }
+        #expect(try code(ms.joined(separator: "\n")) == .badRate)
+        // One sample a second cannot show steps.
+        let slow = (0..<200).map { "\(1_000_000_000_000 + $0 * 1_000_000_000),3,0,0,9.8" }
+        #expect(try code(slow.joined(separator: "\n")) == .badRate)
+        // All zeros (or 1e308) are no accelerometer's output.
+        let zeros = (0..<200).map { "\(1_000_000_000_000 + $0 * 10_000_000),3,0,0,0" }
+        #expect(try code(zeros.joined(separator: "\n")) == .unsupportedFormat)
+        let huge = (0..<200).map { "\(1_000_000_000_000 + $0 * 10_000_000),3,1e308,-1e308,1e308" }
+        #expect(try code(huge.joined(separator: "\n")) == .unsupportedFormat)
+        // A stated frequency of 0 Hz was silently replaced by 100 Hz.
+        let ipol = "Acquisition frequency: 0 Hz\nPacketCounter\tAcc_X\tAcc_Y\tAcc_Z\n"
+            + (0..<200).map { "\($0).0\t0\t0\t9.8" }.joined(separator: "\n") + "\n"
+        #expect(try code(ipol, name: "1-1_lb.txt") == .badRate)
+        let log = "time,acc_x,acc_y,acc_z\n" + (0..<200).map { "\($0),0,0,\(-1 + 0.1 * sin(Double($0)))" }.joined(separator: "\n")
+        #expect(try code(log, name: "log.csv") == .badRate)
+    }
+
     @Test("a missing file is a clear error")
     func missing() {
         do {
