@@ -72,16 +72,25 @@ public struct FingerVideoSimulator: Sendable {
     /// Frames in the clip.
     public var frameCount: Int { Int((configuration.seconds * Double(configuration.frameRate)).rounded(.down)) }
 
-    /// - Throws: `InputError(.badRate)` for a non-positive rate, size, length or heart rate.
+    /// - Throws: `InputError(.badRate)` for a rate, size, length, heart rate, noise level or lift time out
+    ///   of range (a clip shorter than one frame, a noise beyond 255 levels, a lift time before 0 or NaN).
     public init(_ configuration: Configuration) throws {
         let c = configuration
         guard c.bpm >= 20, c.bpm <= 300 else { throw InputError(.badRate, "heart rate must be 20...300 bpm (got \(c.bpm))") }
-        guard c.seconds > 0, c.seconds <= 3600 else { throw InputError(.badRate, "length must be 0...3600 s (got \(c.seconds))") }
+        guard c.seconds > 0, c.seconds <= 3600 else { throw InputError(.badRate, "length must be more than 0 and at most 3600 s (got \(c.seconds))") }
         guard c.frameRate >= 1, c.frameRate <= 480 else { throw InputError(.badRate, "frame rate must be 1...480 (got \(c.frameRate))") }
+        guard c.seconds * Double(c.frameRate) >= 1 else {
+            throw InputError(.badRate, "length \(c.seconds) s is shorter than one frame at \(c.frameRate) fps")
+        }
         guard c.width >= 2, c.height >= 2, c.width <= 4096, c.height <= 4096 else {
             throw InputError(.badRate, "frame size must be 2...4096 pixels a side (got \(c.width)x\(c.height))")
         }
-        guard c.noiseLevel >= 0 else { throw InputError(.badRate, "noise level must not be negative") }
+        guard c.noiseLevel >= 0, c.noiseLevel <= 255 else {
+            throw InputError(.badRate, "noise level must be 0...255 levels (got \(c.noiseLevel))")
+        }
+        if let lift = c.liftAt, !(lift >= 0 && lift.isFinite) {
+            throw InputError(.badRate, "lift time must be 0 s or later (got \(lift))")
+        }
         self.configuration = c
         (fingerImage, roomImage) = Self.baseImages(width: c.width, height: c.height)
     }

@@ -44,6 +44,9 @@ struct Simulate: ParsableCommand {
         var output: String
 
         func run() throws {
+            if VideoFile.hasVideoExtension(output) && !output.lowercased().hasSuffix(".y4m") {
+                throw ValidationError("the simulator writes Y4M video: name the output .y4m (got \(output))")
+            }
             let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
             guard parts.count == 2 else { throw ValidationError("--size must look like 320x240 (got \(size))") }
             let simulator: FingerVideoSimulator

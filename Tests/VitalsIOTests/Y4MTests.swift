@@ -146,4 +146,16 @@ struct Y4MTests {
         #expect(try frameBytes(seed: 3) != frameBytes(seed: 4))
         #expect(inputErrorCode { _ = try FingerVideoSimulator(.init(bpm: 0, seconds: 1)) } == .badRate)
     }
+
+    @Test func simulatorRejectsClipsWithoutFramesAndNoiseOrLiftOutOfRange() {
+        // Before: 1e-9 s wrote a clip of 0 frames, --noise inf a clip of clipped garbage, and
+        // --lift-at nan a clip said to be "lifted at nan s".
+        #expect(inputErrorCode { _ = try FingerVideoSimulator(.init(bpm: 60, seconds: 1e-9)) } == .badRate)
+        #expect(inputErrorCode { _ = try FingerVideoSimulator(.init(bpm: 60, seconds: 1, noiseLevel: .infinity)) } == .badRate)
+        #expect(inputErrorCode { _ = try FingerVideoSimulator(.init(bpm: 60, seconds: 1, noiseLevel: 1e9)) } == .badRate)
+        #expect(inputErrorCode { _ = try FingerVideoSimulator(.init(bpm: 60, seconds: 1, liftAt: .nan)) } == .badRate)
+        #expect(inputErrorCode { _ = try FingerVideoSimulator(.init(bpm: 60, seconds: 1, liftAt: .infinity)) } == .badRate)
+        #expect(inputErrorCode { _ = try FingerVideoSimulator(.init(bpm: 60, seconds: 1, liftAt: -1)) } == .badRate)
+        #expect(inputErrorCode { _ = try FingerVideoSimulator(.init(bpm: 60, seconds: 1, liftAt: 0.5, noiseLevel: 255)) } == nil)
+    }
 }
