@@ -28,6 +28,8 @@ struct EvalSimulated: ParsableCommand {
                 }
                 return v
             }
+            // An empty list would pass every gate without simulating anything.
+            guard !list.isEmpty else { throw CLIError("--rates: no heart rates given") }
         }
         var cases: [SimulatedFingerEvaluation.Case] = []
         for bpm in list {

@@ -56,7 +56,7 @@ struct Frames: ParsableCommand {
             let elapsed = Date().timeIntervalSince(start)
             if csv {
                 if let output {
-                    try means.csv.write(toFile: output, atomically: true, encoding: .utf8)
+                    try writeFile(Data(means.csv.utf8), to: output)
                 } else {
                     FileHandle.standardOutput.write(Data(means.csv.utf8))
                 }

@@ -62,7 +62,7 @@ struct Simulate: ParsableCommand {
                 let beats = simulator.beatTimes
                 if let truth {
                     let doc: [String: Any] = ["bpm": bpm, "beat_times_s": beats, "lift_at_s": liftAt as Any? ?? NSNull()]
-                    try JSONSerialization.data(withJSONObject: doc, options: [.sortedKeys]).write(to: URL(fileURLWithPath: truth))
+                    try writeFile(JSONSerialization.data(withJSONObject: doc, options: [.sortedKeys]), to: truth)
                 }
                 if json {
                     let doc: [String: Any] = [

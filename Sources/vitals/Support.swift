@@ -33,3 +33,16 @@ func warn(_ message: String) {
 func status(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }
+
+/// Writes `data` to the file at `path`, or throws one line naming the path and the system's reason
+/// ("Is a directory", "No such file or directory"), not Foundation's error dump.
+func writeFile(_ data: Data, to path: String) throws {
+    guard let file = fopen(path, "wb") else {
+        throw CLIError("\(path): cannot be written (\(String(cString: strerror(errno))))")
+    }
+    let written = data.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+    let closed = fclose(file) == 0
+    guard written == data.count, closed else {
+        throw CLIError("\(path): writing failed (\(String(cString: strerror(errno))))")
+    }
+}
