@@ -9,7 +9,9 @@ import SignalProcessing
 /// shifted back by it. A shifted
 /// beat matches the nearest R-peak within `tolerance` seconds (each R-peak matches at most once).
 /// Inter-beat intervals of consecutive matched beats are compared with the R-R intervals of their
-/// R-peaks.
+/// R-peaks. Given the span the recording covers, an unmatched beat whose R-peak would precede it and
+/// an unmatched R-peak whose pulse would follow it are not scored (the other signal cannot hold
+/// their partner).
 public struct BeatEvaluation: Sendable {
     public var name: String
     public var beats: Int
@@ -32,7 +34,9 @@ public struct BeatEvaluation: Sendable {
     public var medianIntervalErrorMS: Double { Statistics.median(intervalErrorsMS) }
     public var p90IntervalErrorMS: Double { Statistics.percentile(intervalErrorsMS, 90) }
 
-    public static func score(name: String, beats: [Beat], rPeaks: [Double], tolerance: Double = 0.15) -> BeatEvaluation {
+    /// - Parameter span: the times (s) the recording covers, if known: see the type's description.
+    public static func score(name: String, beats: [Beat], rPeaks: [Double], tolerance: Double = 0.15,
+                             span: ClosedRange<Double>? = nil) -> BeatEvaluation {
         let times = beats.map(\.time)
         let delay = arrivalDelay(times, rPeaks: rPeaks, tolerance: tolerance)
         var match = [Int?](repeating: nil, count: times.count)
@@ -55,15 +59,17 @@ public struct BeatEvaluation: Sendable {
             guard let a = match[i - 1], let b = match[i], b == a + 1, !beats[i].isArtifact else { continue }
             errors.append(abs((times[i] - times[i - 1]) - (rPeaks[b] - rPeaks[a])) * 1000)
         }
-        var result = BeatEvaluation(name: name, beats: times.count, references: rPeaks.count, truePositives: used.count,
+        let scoredBeats = times.indices.filter { i in match[i] != nil || span.map { times[i] - delay >= $0.lowerBound } ?? true }
+        let scoredPeaks = rPeaks.indices.filter { k in used.contains(k) || span.map { rPeaks[k] + delay <= $0.upperBound } ?? true }
+        var result = BeatEvaluation(name: name, beats: scoredBeats.count, references: scoredPeaks.count, truePositives: used.count,
                                     arrivalDelay: delay, intervalErrorsMS: errors,
                                     flaggedBeats: beats.filter(\.isArtifact).count)
         let implausible = implausibleReferences(rPeaks)
         result.implausibleReferences = implausible.filter { $0 }.count
-        let plausible = rPeaks.indices.filter { !implausible[$0] }
+        let plausible = scoredPeaks.filter { !implausible[$0] }
         result.sensitivityPlausible = Double(plausible.filter { used.contains($0) }.count) / Double(max(1, plausible.count))
         let doubtfulTimes = rPeaks.indices.filter { implausible[$0] }.map { rPeaks[$0] }
-        let clear = times.indices.filter { i in !doubtfulTimes.contains { abs($0 - (times[i] - delay)) < 0.5 } }
+        let clear = scoredBeats.filter { i in !doubtfulTimes.contains { abs($0 - (times[i] - delay)) < 0.5 } }
         result.ppvPlausible = Double(clear.filter { match[$0] != nil }.count) / Double(max(1, clear.count))
         return result
     }
@@ -132,7 +138,8 @@ public struct BeatEvaluation: Sendable {
             let peaksCSV = try CSVFile(path: directory + "/" + name + "_rpeaks.csv")
             let r = try peaksCSV.numericColumns([try peaksCSV.requireColumn("time_s")])[0]
             let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate, settings: settings)
-            return score(name: name, beats: analysis.beats, rPeaks: r)
+            let times = recording.inputs.map(\.time)
+            return score(name: name, beats: analysis.beats, rPeaks: r, span: (times.first ?? 0)...(times.last ?? 0))
         }
     }
 }

@@ -38,14 +38,21 @@ public enum MotionEvaluation {
         }
     }
 
-    /// Feeds the filter the log's raw acceleration (gravity + user acceleration, g) and rotation
-    /// rate, and compares the gravity it derives with the log's own.
-    /// - Throws: `InputError.missingColumn` when the log lacks gravity, user acceleration or rotation rate.
-    public static func attitude(file: String, parameters: AttitudeFilter.Parameters) throws -> AttitudeResult {
-        let log = try MotionLog.read(path: file)
+    /// The columns the attitude evaluations compare: the log's gravity, user acceleration and rotation rate.
+    /// - Throws: `InputError.missingColumn` when the log lacks one of them.
+    static func attitudeColumns(_ log: MotionLog, file: String) throws -> (gravity: [Vector3], user: [Vector3], rate: [Vector3]) {
         guard let gravity = log.gravity, let user = log.userAcceleration, let rate = log.rotationRate else {
             throw InputError(.missingColumn, "\(file): needs gravity, user acceleration and rotation rate columns")
         }
+        return (gravity, user, rate)
+    }
+
+    /// Feeds the filter the log's raw acceleration (gravity + user acceleration, g) and rotation
+    /// rate, and compares the gravity it derives with the log's own.
+    /// - Parameter file: the log's path (named in the result and in errors).
+    /// - Throws: `InputError.missingColumn` when the log lacks gravity, user acceleration or rotation rate.
+    public static func attitude(log: MotionLog, file: String, parameters: AttitudeFilter.Parameters) throws -> AttitudeResult {
+        let (gravity, user, rate) = try attitudeColumns(log, file: file)
         var filter = AttitudeFilter(parameters: parameters)
         var errors: [Double] = []
         errors.reserveCapacity(log.count)
@@ -83,19 +90,16 @@ extension MotionEvaluation {
         public var by_rotation_rate: [RateBin]
     }
 
-    /// Pools every sample of `files` (logs with gravity, user acceleration and rotation rate).
+    /// Pools every sample of `logs` (with gravity, user acceleration and rotation rate), each with its path.
     /// - Throws: `InputError.missingColumn` when a log lacks one of them.
-    public static func attitudeLimits(files: [String], parameters: AttitudeFilter.Parameters) throws -> AttitudeLimits {
+    public static func attitudeLimits(logs: [(file: String, log: MotionLog)], parameters: AttitudeFilter.Parameters) throws -> AttitudeLimits {
         let steps = [1, 10, 50]
         var drift = [[Double]](repeating: [], count: steps.count)
         let edges = [0, 0.1, 0.3, 1, 2, 4, Double.infinity]
         var accelerometer = [[Double]](repeating: [], count: edges.count - 1)
         var filtered = [[Double]](repeating: [], count: edges.count - 1)
-        for file in files {
-            let log = try MotionLog.read(path: file)
-            guard let gravity = log.gravity, let user = log.userAcceleration, let rate = log.rotationRate else {
-                throw InputError(.missingColumn, "\(file): needs gravity, user acceleration and rotation rate columns")
-            }
+        for (file, log) in logs {
+            let (gravity, user, rate) = try attitudeColumns(log, file: file)
             // Gravity in the device frame after each step: g ← exp(ω̄ dt)* g (as the filter predicts).
             var step: [Quaternion] = []
             for k in 1..<max(1, log.count) {

@@ -36,11 +36,11 @@ struct EvalAttitude: ParsableCommand {
             if gain != nil || tolerance != nil { p.noise = nil }
             if let gain { p.correctionGain = gain }
             if let tolerance { p.accelerationTolerance = tolerance }
-            let files = try MotionEvaluation.csvFiles(in: directory)
-            let rows = try files.map { try MotionEvaluation.attitude(file: $0, parameters: p) }
+            let logs = try MotionEvaluation.csvFiles(in: directory).map { (file: $0, log: try MotionLog.read(path: $0)) }
+            let rows = try logs.map { try MotionEvaluation.attitude(log: $0.log, file: $0.file, parameters: p) }
             let median = Statistics.median(rows.map(\.medianDegrees))
             let pass = median < Self.gateDegrees
-            let lim = limits ? try MotionEvaluation.attitudeLimits(files: files, parameters: p) : nil
+            let lim = limits ? try MotionEvaluation.attitudeLimits(logs: logs, parameters: p) : nil
             if json {
                 try printJSON(Report(files: rows, median_deg: median, gate_deg: Self.gateDegrees, pass: pass, limits: lim))
             } else {

@@ -44,3 +44,19 @@ import PulseDetection
     #expect(abs(e.arrivalDelay - 0.57) < 0.01, "delay \(e.arrivalDelay)")
     #expect(e.sensitivity > 0.98)
 }
+
+@Test func beatsAndRPeaksWhosePartnerFallsOutsideTheRecordingAreNotScored() {
+    // R-peaks every 0.8 s from 0.5 s to 39.7 s; each pulse 0.2 s later. The recording covers 0...40 s;
+    // a beat at 0.1 s belongs to an R-peak at -0.1 s, before the ECG starts.
+    let r = (0..<50).map { 0.5 + Double($0) * 0.8 }  // 0.5 ... 39.7
+    var beats = r.map { Beat(time: $0 + 0.2, interval: 0.8, strength: 1) }
+    beats.insert(Beat(time: 0.1, interval: nil, strength: 1), at: 0)  // its R-peak (-0.1 s) precedes the ECG
+    let unbounded = BeatEvaluation.score(name: "t", beats: beats, rPeaks: r)
+    #expect(unbounded.beats == 51 && unbounded.truePositives == 50)
+    let bounded = BeatEvaluation.score(name: "t", beats: beats, rPeaks: r, span: 0...40)
+    #expect(bounded.beats == 50 && bounded.positivePredictiveValue == 1)
+    // A reference whose pulse would come after the end is not missed.
+    let shortBeats = Array(beats.dropLast())  // the PPG ends before the last pulse
+    let cut = BeatEvaluation.score(name: "t", beats: shortBeats, rPeaks: r, span: 0...39.8)
+    #expect(cut.references == 49 && cut.sensitivity == 1)
+}
