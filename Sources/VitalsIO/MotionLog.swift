@@ -490,8 +490,11 @@ public struct MotionLog: Sendable {
         for k in 1..<min(t.count, 2000) { d.append(t[k] - t[k - 1]) }
         d.sort()
         let step = d[d.count / 2]
-        if step > 1e5 { return (1e-9, "time column read as nanoseconds (median step \(Int(step)))") }
-        if step >= 1 && t[0] > 1e11 { return (1e-3, "time column read as epoch milliseconds (median step \(Int(step)))") }
+        // The step as an integer when it is one a person reads (Int(step) traps beyond Int.max, as
+        // for times near 1e300).
+        let stepText = step < 1e15 ? "\(Int(step))" : String(format: "%.3g", step)
+        if step > 1e5 { return (1e-9, "time column read as nanoseconds (median step \(stepText))") }
+        if step >= 1 && t[0] > 1e11 { return (1e-3, "time column read as epoch milliseconds (median step \(stepText))") }
         return nil
     }
 }

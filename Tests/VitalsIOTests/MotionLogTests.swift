@@ -37,6 +37,14 @@ import MotionAnalysis
         try parse(rawLog(rows: 300, dt: 0.1)).requireSampleRate(atLeast: 4, for: "the motion detectors")
     }
 
+    @Test func timesNearTheLargestDoubleAreAnErrorNotATrap() {
+        // A median step of 1e289 was converted with Int() for the "read as nanoseconds" note and
+        // trapped; now the note states it and the rate check rejects the log.
+        let text = "time,acc_x,acc_y,acc_z\n" + (0..<50).map { "\(1e300 + Double($0) * 1e289),0,0,-1" }.joined(separator: "\n")
+        #expect(throws: InputError.self) { try self.parse(text).requireSampleRate(atLeast: 1, for: "a test") }
+        #expect(MotionLog.timeScaleFromSpacing([0, 1e300, 2e300, 3e300])?.note == "time column read as nanoseconds (median step 1e+300)")
+    }
+
     @Test func aBareAltitudeColumnInMetresIsTheRelativeAltitude() throws {
         let log = try parse("time_s,altitude (m),pressure\n0,0.0,101.2\n1,0.5,101.19\n2,1.25,101.18\n")
         #expect(log.relativeAltitude == [0, 0.5, 1.25])
