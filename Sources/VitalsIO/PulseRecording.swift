@@ -76,6 +76,15 @@ public struct PulseRecording: Sendable {
                              rateIsStatedBesideTimes: timeColumn != nil)
     }
 
+    /// Slowest sampling the pipeline takes, Hz (a pulse up to 4 Hz needs more than 2 samples a beat).
+    public static let minimumRate = 5.0
+
+    /// Largest share of a recording's time (outside gaps) that may lie in intervals longer than
+    /// 1 / ``minimumRate`` (0.2 s): one fifth, about two beats of every 10-s window, beyond which
+    /// interpolation invents the pulse. A judgement, not a measured limit; dropped frames at 30 fps
+    /// (2 % of 67-ms intervals) are far below it.
+    public static let maximumSparseFraction = 0.2
+
     /// How far a stated rate may differ from the rate a time column measures, as a fraction (a
     /// nominal 30 Hz camera measures 29.97 Hz; a rate 5 % off is another rate).
     public static let statedRateTolerance = 0.05
@@ -122,6 +131,17 @@ public struct PulseRecording: Sendable {
             throw InputError(.badRate, String(format: "%@: sample rate %.3g Hz is outside 5 Hz...10 kHz%@", src, sampleRate, hint))
         }
         let duration = times[n - 1] - times[0]
+        // Holes shorter than a gap are interpolated across; when much of the recording is such holes
+        // the pulse between the samples is invented (half the intervals 0.9 s long gave 44 bpm).
+        var sparse = 0.0, gapTime = 0.0
+        for dt in intervals where dt > 1 / minimumRate {
+            if dt > maximumGap { gapTime += dt } else { sparse += dt }
+        }
+        if sparse > maximumSparseFraction * (duration - gapTime) {
+            throw InputError(.badTimestamps, String(
+                format: "%@: %.0f %% of the recording lies between samples more than %.1f s apart (the %g Hz minimum rate); the sampling is too irregular to find a pulse",
+                src, 100 * sparse / (duration - gapTime), 1 / minimumRate, minimumRate))
+        }
         guard duration >= 2 else {
             throw InputError(.tooShort, String(format: "%@: %.2f s of signal; at least 2 s are needed", src, duration))
         }

@@ -96,6 +96,30 @@ import Testing
         #expect(abs(try load(sine(rows: 500, rate: 50), rate: 50.5).sampleRate - 50.5) < 1e-9)
     }
 
+    @Test func samplingTooSparseBetweenGapsIsAnErrorNotARate() throws {
+        // Every other interval 0.9 s (under the 1-s gap limit), the others 1/30 s: the median says
+        // 30 Hz, but 96 % of the time lies in 0.9-s holes. Before: a heart rate of 44 bpm.
+        var t = 0.0
+        let uneven = sine(rows: 600, rate: 1) { i in
+            defer { t += i % 2 == 1 ? 0.9 : 1.0 / 30 }
+            return t
+        }
+        do {
+            _ = try load(uneven)
+            Issue.record("expected an error")
+        } catch let e as InputError {
+            #expect(e.code == .badTimestamps)
+        }
+        // 2 % of frames dropped at 30 fps, and a real gap of 5 s, are fine.
+        var u = 0.0
+        let dropped = sine(rows: 900, rate: 1) { i in
+            defer { u += (i % 50 == 0 ? 2.0 : 1.0) / 30 + (i == 450 ? 5 : 0) }
+            return u
+        }
+        let r = try load(dropped)
+        #expect(r.gaps.count == 1)
+    }
+
     @Test func aHopGivingMillionsOfWindowsIsAnErrorNotAHang() throws {
         for (d, l, h) in [(26.0, 10.0, 5.0), (9.9, 10.0, 5.0), (30, 0.5, 0.5), (30, 10, 1e9), (10, 10, 3)] {
             #expect(HeartRateReport.windowCount(duration: d, length: l, hop: h)
