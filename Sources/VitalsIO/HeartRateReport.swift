@@ -39,6 +39,8 @@ public enum HeartRateReport {
         return starts
     }
 
+    /// The document for one analysed recording; `hrv` (from ``HRVReport``) is reported only when the
+    /// whole-recording heart rate is, null otherwise.
     public static func json(input: String, recording: PulseRecording, analysis: PulseAnalysis,
                             hrv: JSON, window: (length: Double, hop: Double)?) -> JSON {
         var fields: [(String, JSON)] = []
@@ -71,7 +73,9 @@ public enum HeartRateReport {
                 ("doubtful_shape", .bool(b.hasDoubtfulShape)),
             ])
         })))
-        fields.append(("hrv", hrv))
+        // HRV is an answer like the rate: when the rate is declined (noise, no finger) the "beats"
+        // it would come from are not trusted either (white noise gave an HRV at 172 bpm).
+        fields.append(("hrv", hr == nil ? .null : hrv))
         let q = analysis.updates
         let reported = Double(analysis.rates.count) / Double(max(1, q.count))
         fields.append(("quality", .object([

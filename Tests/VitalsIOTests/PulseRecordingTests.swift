@@ -1,5 +1,6 @@
 import Foundation
 import PulseDetection
+import SignalProcessing
 import Testing
 @testable import VitalsIO
 
@@ -118,6 +119,23 @@ import Testing
         }
         let r = try load(dropped)
         #expect(r.gaps.count == 1)
+    }
+
+    @Test func noiseWhoseRateIsDeclinedGetsNoHRVEither() throws {
+        // White noise: the rate is declined, yet the beat tracker finds "beats" and their HRV was reported.
+        var g = SplitMix64(seed: 5)
+        let text = "time_s,ppg\n" + (0..<900).map { "\(Double($0) / 30),\(g.gaussian())" }.joined(separator: "\n")
+        let recording = try load(text)
+        let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate)
+        #expect(analysis.heartRate == nil)
+        #expect(HRVReport.json(analysis.hrv) != .null)  // what would have been reported
+        let report = HeartRateReport.json(input: "t.csv", recording: recording, analysis: analysis,
+                                          hrv: HRVReport.json(analysis.hrv), window: nil)
+        guard case .object(let fields) = report else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(fields.first { $0.0 == "hrv" }?.1 == .null)
     }
 
     @Test func aHopGivingMillionsOfWindowsIsAnErrorNotAHang() throws {
