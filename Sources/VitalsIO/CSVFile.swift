@@ -65,11 +65,17 @@ public struct CSVFile: Sendable {
             throw InputError(.empty, "\(source): file is empty")
         }
         if bytes.contains(0) {
+            if Self.looksLikeUTF16(bytes) {
+                throw InputError(.notText, "\(source): the file is UTF-16 text; save it as UTF-8 (\"CSV UTF-8\")")
+            }
             throw InputError(.notText, "\(source): not a text CSV file (binary data)")
         }
         var start = 0
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }  // UTF-8 byte-order mark
         let lineEnd = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+        if hasHeader, bytes[start..<lineEnd].allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) {
+            throw InputError(.missingColumn, "\(source): line 1 is empty; the header (the column names) must be the first line")
+        }
         var firstLine = Array(bytes[start..<lineEnd])
         if firstLine.last == 0x0D { firstLine.removeLast() }
         guard let text = String(validating: firstLine, as: UTF8.self) else {
@@ -115,6 +121,18 @@ public struct CSVFile: Sendable {
         let joined = header.map { $0.count > 80 ? $0.prefix(80) + "..." : Substring($0) }.joined(separator: ",")
         guard header.count == 1, header[0].contains(";") else { return joined }
         return joined + " (the file looks separated by ';': Vitals reads values separated by commas or tabs)"
+    }
+
+    /// UTF-16 text (Excel's "Unicode text", some Windows loggers): a byte-order mark, or ASCII with
+    /// every other byte zero.
+    static func looksLikeUTF16(_ bytes: [UInt8]) -> Bool {
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) { return true }
+        let head = bytes.prefix(200)
+        guard head.count >= 8 else { return false }
+        let evenZeros = stride(from: head.startIndex, to: head.endIndex, by: 2).filter { head[$0] == 0 }.count
+        let oddZeros = stride(from: head.startIndex + 1, to: head.endIndex, by: 2).filter { head[$0] == 0 }.count
+        let pairs = head.count / 2
+        return max(evenZeros, oddZeros) * 10 >= pairs * 9 && min(evenZeros, oddZeros) * 10 <= pairs
     }
 
     /// Most column names an error message lists.

@@ -80,4 +80,25 @@ import Testing
         #expect(message.hasSuffix(",... (500 columns)"))
         #expect(message.count < 400)
     }
+
+    @Test func utf16TextAndABlankFirstLineAreNamedAsSuch() throws {
+        // Before: "not a text CSV file (binary data)" and "no r,g,b colour columns (columns: )".
+        let text = "time_s,r\n0,1\n0.5,2\n"
+        let units: [UInt16] = Array(text.utf16)
+        let littleEndian: [UInt8] = [0xFF, 0xFE] + units.flatMap { (u: UInt16) -> [UInt8] in [UInt8(u & 0xFF), UInt8(u >> 8)] }
+        let bigEndianWithoutMark: [UInt8] = units.flatMap { (u: UInt16) -> [UInt8] in [UInt8(u >> 8), UInt8(u & 0xFF)] }
+        for bytes in [littleEndian, bigEndianWithoutMark] {
+            #expect(throws: InputError(.notText, "t.csv: the file is UTF-16 text; save it as UTF-8 (\"CSV UTF-8\")")) {
+                try CSVFile(bytes: bytes, source: "t.csv")
+            }
+        }
+        #expect(throws: InputError(.missingColumn, "t.csv: line 1 is empty; the header (the column names) must be the first line")) {
+            try self.csv("\n" + text)
+        }
+        #expect(throws: InputError(.notText, "b: not a text CSV file (binary data)")) {
+            try CSVFile(bytes: [0x89, 0x50, 0x4E, 0x47, 0, 0, 1, 7, 9, 200, 0, 13, 0, 0, 255, 3], source: "b")
+        }
+        // Without a header, leading blank lines are skipped as before.
+        #expect(try CSVFile(bytes: Array("\n1,2\n".utf8), source: "t", hasHeader: false).numericColumns([0]) == [[1]])
+    }
 }
