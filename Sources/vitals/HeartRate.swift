@@ -54,6 +54,10 @@ struct HeartRate: ParsableCommand {
         }
         var recording = try CLIError.wrap { () throws -> PulseRecording in
             if VideoFile.hasVideoExtension(path) {
+                // A video's times come from its frames and its signal is the frames' colour.
+                if rate != nil || column != nil {
+                    throw InputError(.badOption, "\(path): --rate and --column apply to CSV recordings, not to videos")
+                }
                 // Frames -> mean colours (ffmpeg downscales with area averaging, which keeps the mean).
                 let progress = ProgressBar(label: URL(fileURLWithPath: path).lastPathComponent)
                 let means = try VideoColorMeans(path: path, options: .init(maxDimension: 160), progress: progress.update)
