@@ -28,6 +28,13 @@ struct EvalFingertip: ParsableCommand {
     @Flag(help: "Exit non-zero when a gate of issue 2 is not met.")
     var check = false
 
+    func validate() throws {
+        guard ["odd", "even", "all"].contains(subset) else { throw ValidationError("--subset must be odd, even or all (got '\(subset)')") }
+        if let minConfidence, !(minConfidence >= 0 && minConfidence <= 1) {
+            throw ValidationError("--min-confidence must be a confidence in 0...1 (got \(minConfidence))")
+        }
+    }
+
     func run() throws {
         var settings = PulseAnalyzer.Settings()
         if let minConfidence { settings.minimumConfidence = minConfidence }

@@ -19,6 +19,13 @@ struct EvalAttitude: ParsableCommand {
     @Flag(help: "Also measure what limits the filter: 10-Hz gyro drift from the log's gravity, accelerometer error by rotation rate.")
     var limits = false
 
+    func validate() throws {
+        if let gain, !(gain >= 0 && gain.isFinite) { throw ValidationError("--gain must be a finite gain in 1/s, 0 or more (got \(gain))") }
+        if let tolerance, !(tolerance > 0 && tolerance.isFinite) {
+            throw ValidationError("--tolerance must be a positive number of g (got \(tolerance))")
+        }
+    }
+
     /// The gate: median gravity error below 2 degrees.
     static let gateDegrees = 2.0
 
@@ -151,6 +158,12 @@ struct EvalReps: ParsableCommand {
 
     static let withinOneGate = 0.95, exactGate = 0.65, strayGate = 1
 
+    func validate() throws {
+        for item in tuned.split(separator: ",", omittingEmptySubsequences: false) where Int(item.trimmingCharacters(in: .whitespaces)) == nil {
+            throw ValidationError("--tuned wants individual numbers like 1,2,3 (got '\(item)')")
+        }
+    }
+
     struct Summary: Encodable {
         var group: String
         var sets: Int
@@ -176,7 +189,7 @@ struct EvalReps: ParsableCommand {
 
     func run() throws {
         try CLIError.wrap {
-            let tunedSet = Set(tuned.split(separator: ",").compactMap { Int($0) })
+            let tunedSet = Set(tuned.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) })
             let files = try MotionEvaluation.csvFiles(in: directory).map { try MotionEvaluation.reps(file: $0) }
             let tunedFiles = files.filter { $0.individual.map(tunedSet.contains) ?? false }
             let others = files.filter { !($0.individual.map(tunedSet.contains) ?? false) }
