@@ -67,10 +67,11 @@ public struct Y4MHeader: Sendable, Equatable {
         guard let (n, d) = rate, n > 0, d > 0 else {
             throw InputError(.badRate, "\(source): Y4M header has no valid F frame rate: \(line)")
         }
-        guard colorSpace.hasPrefix("420") else {
+        // Only 8-bit 4:2:0: C420p10, C420p12 ... hold 16-bit samples and would be read as garbage.
+        guard ["420", "420jpeg", "420mpeg2", "420paldv"].contains(colorSpace) else {
             throw InputError(
                 .unsupportedFormat,
-                "\(source): Y4M colour space C\(colorSpace) is not supported (only 4:2:0: 420jpeg, 420mpeg2, 420paldv)")
+                "\(source): Y4M colour space C\(colorSpace) is not supported (only 8-bit 4:2:0: 420jpeg, 420mpeg2, 420paldv)")
         }
         return Y4MHeader(
             width: w, height: h, frameRateNumerator: n, frameRateDenominator: d, colorSpace: colorSpace, range: range)

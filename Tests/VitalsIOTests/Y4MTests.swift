@@ -92,6 +92,11 @@ struct Y4MTests {
         #expect(inputErrorCode { _ = try Y4MReader(path: path) } == .corrupt)
         write(Array("YUV4MPEG2 W4 H2 F30:1 C444\n".utf8))
         #expect(inputErrorCode { _ = try Y4MReader(path: path) } == .unsupportedFormat)
+        // 10-bit 4:2:0 (ffmpeg's yuv420p10le): was taken for 8-bit and failed at frame 1 as "not a valid Y4M frame".
+        write(Array("YUV4MPEG2 W4 H2 F30:1 C420p10 XYSCSS=420P10\n".utf8))
+        #expect(inputErrorCode { _ = try Y4MReader(path: path) } == .unsupportedFormat)
+        write(Array("YUV4MPEG2 W4 H2 F30:1 C420mpeg2\n".utf8))
+        #expect(inputErrorCode { _ = try Y4MReader(path: path) } == nil)
         #expect(inputErrorCode { _ = try Y4MReader(path: path + ".missing") } == .fileNotFound)
 
         // Header only: zero frames, no error.
