@@ -67,7 +67,9 @@ public struct PulseAnalyzer: Sendable {
         /// selection. Its frame mean is below one step of the sensor's scale: it comes from a few
         /// pixels above black, and what varies in it is quantisation and the camera's processing, not
         /// blood. In MTHS such channels (blue in subject 22, green in 13) carry a 1-Hz ripple, 60 bpm
-        /// and its harmonics, that the tracker took for a pulse.
+        /// and its harmonics, that the tracker took for a pulse. Colour worked out from YUV plane
+        /// means can sit just below 0 for a black channel (the fingertip videos' green: -0.3...-0.6);
+        /// the level is compared by its magnitude.
         public var minimumChannelLevel: Double = 1
         public var tracker = RateTracker.Settings()
         public var beats = BeatDetector.Settings()
