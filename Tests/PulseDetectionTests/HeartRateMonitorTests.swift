@@ -63,10 +63,7 @@ private final class RateDelegate: HeartRateMonitorDelegate {
 
 @Suite struct HeartRateMonitorTests {
     static func recording(seconds: Double = 30, bpm: Double = 75) -> [PulseInput] {
-        var s = SimulatedFinger.Settings()
-        s.bpm = bpm
-        var finger = SimulatedFinger(settings: s)
-        return finger.inputs(duration: seconds)
+        simulatedFingerInputs(bpm: bpm, seconds: seconds)
     }
 
     static func batchEvents(_ inputs: [PulseInput]) -> [PulseEvent] {

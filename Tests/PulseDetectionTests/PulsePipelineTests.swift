@@ -51,11 +51,7 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
     /// samples after it must go through the new filter whether they arrived one at a time or in the
     /// same run as the samples before it.
     @Test func aFastPulseGivesTheSameEventsAllAtOnceAsOneByOne() {
-        var s = SimulatedFinger.Settings()
-        s.bpm = 180
-        s.seed = 7
-        var finger = SimulatedFinger(settings: s)
-        let inputs = finger.inputs(duration: 40)
+        let inputs = simulatedFingerInputs(bpm: 180, seed: 7, seconds: 40)
         var analyzer = PulseAnalyzer(sampleRate: 30)
         var allAtOnce: [PulseEvent] = []
         analyzer.process(contentsOf: inputs) { allAtOnce.append($0) }
@@ -249,13 +245,7 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
 }
 
 @Suite struct BadInputTests {
-    static let clean: [PulseInput] = {
-        var s = SimulatedFinger.Settings()
-        s.bpm = 70
-        s.seed = 5
-        var finger = SimulatedFinger(settings: s)
-        return finger.inputs(duration: 20)
-    }()
+    static let clean = simulatedFingerInputs(bpm: 70, seed: 5, seconds: 20)
 
     @Test func nonFiniteInputsAreSkippedAndCounted() {
         var dirty = Self.clean
@@ -295,11 +285,7 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
     }
 
     @Test func aSilenceLongerThanOneSecondProducesAGapAndAFreshStart() {
-        var s = SimulatedFinger.Settings()
-        s.bpm = 70
-        s.seed = 6
-        var finger = SimulatedFinger(settings: s)
-        let all = finger.inputs(duration: 40)
+        let all = simulatedFingerInputs(bpm: 70, seed: 6, seconds: 40)
         let before = all.last { $0.time <= 15 }!.time
         let after = all.first { $0.time >= 16.2 }!.time
         let inputs = all.filter { $0.time <= 15 || $0.time >= 16.2 }

@@ -12,3 +12,12 @@ func expectSameEvents(_ a: [PulseEvent], _ b: [PulseEvent], _ context: String = 
     Issue.record("\(context) events differ: \(sa.count) vs \(sb.count) events; first difference at \(i): \(left) vs \(right)",
                  sourceLocation: sourceLocation)
 }
+
+/// `seconds` of a simulated finger beating at `bpm` (the simulator's other settings at their defaults).
+func simulatedFingerInputs(bpm: Double, seed: UInt64 = SimulatedFinger.Settings().seed, seconds: Double) -> [PulseInput] {
+    var s = SimulatedFinger.Settings()
+    s.bpm = bpm
+    s.seed = seed
+    var finger = SimulatedFinger(settings: s)
+    return finger.inputs(duration: seconds)
+}
