@@ -99,6 +99,10 @@ public struct RepCounter: Sendable {
     private let maximumSetSamples: Int
     private var plans: [Int: FFT] = [:]  // FFT plans by size, made once
 
+    /// Slowest recording the counter is run on, Hz: rep patterns are slower than 1 Hz, and below 4
+    /// samples a second a rep of about a second is a handful of samples.
+    public static let minimumSampleRate = 4.0
+
     /// - Parameter sampleRate: the recording's rate in Hz; windows in seconds become sample counts.
     public init(sampleRate: Double, parameters: Parameters = Parameters()) {
         self.parameters = parameters

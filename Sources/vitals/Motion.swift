@@ -32,8 +32,8 @@ struct Motion: ParsableCommand {
     func run() throws {
         try CLIError.wrap {
             var log = try input.read(file)
-            // The slowest detector here, the rep counter, needs 4 Hz (as `vitals reps`).
-            try log.requireSampleRate(atLeast: 4, for: "the motion detectors")
+            // The slowest detector here is the rep counter.
+            try log.requireSampleRate(atLeast: RepCounter.minimumSampleRate, for: "the motion detectors")
             let swingsAnalysed = log.sampleRate >= SwingAnalysis.minimumSampleRate
             if !swingsAnalysed {
                 let note = String(format: "swings not looked for: %.1f Hz is too slow for them (need %.0f Hz or more)",

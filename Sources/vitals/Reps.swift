@@ -42,9 +42,7 @@ struct Reps: ParsableCommand {
     func run() throws {
         try CLIError.wrap {
             let log = try input.read(file)
-            guard log.sampleRate >= 4 else {
-                throw InputError(.badRate, String(format: "%@: %.1f Hz is too slow to count reps (need 4 Hz or more)", file, log.sampleRate))
-            }
+            try log.requireSampleRate(atLeast: RepCounter.minimumSampleRate, for: "counting reps")
             let motion = try log.deviceMotion()
             var counter = RepCounter(sampleRate: log.sampleRate)
             let sets = counter.process(motion)

@@ -42,10 +42,8 @@ struct Swings: ParsableCommand {
                 throw InputError(.unsupportedFormat, "--lever \(lever): give the wrist-to-head length in metres (0-5)")
             }
             let log = try input.read(file)
-            guard log.sampleRate >= SwingAnalysis.minimumSampleRate else {
-                throw InputError(.badRate, String(format: "%@: %.1f Hz is too slow for swings (a swing lasts about 0.3 s; need %.0f Hz or more)",
-                                                  file, log.sampleRate, SwingAnalysis.minimumSampleRate))
-            }
+            // A swing lasts about 0.3 s.
+            try log.requireSampleRate(atLeast: SwingAnalysis.minimumSampleRate, for: "swings")
             let motion = try log.deviceMotion(filter: .responsive)
             if !log.hasDeviceMotion { status("note: no gravity in the log; derived by the attitude filter from acceleration + rotation rate") }
             if mode == .swingwatch && abs(log.sampleRate - 50) > 1 {
