@@ -182,6 +182,19 @@ public struct CSVFile: Sendable {
         }
     }
 
+    /// The file line (1-based) of data row `index` (0-based, as in the arrays ``numericColumns(_:)``
+    /// and ``stringColumn(_:)`` return): blank lines are skipped by those, not by line numbers. For
+    /// error messages; walks the file up to that row.
+    public func lineNumber(ofRow index: Int) -> Int {
+        var row = 0
+        var found: Int?
+        forEachRow { line, _, _ in
+            if row == index && found == nil { found = line }
+            row += 1
+        }
+        return found ?? (bodyStart == 0 ? 1 : 2) + index
+    }
+
     /// Reads the numeric columns at `indices`, one array per column. Empty or missing fields are NaN.
     /// - Throws: `InputError.notANumber` naming the line and column of the first field that is not a number.
     public func numericColumns(_ indices: [Int]) throws -> [[Double]] {

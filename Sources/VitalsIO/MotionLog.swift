@@ -225,7 +225,7 @@ public struct MotionLog: Sendable {
                 timeIsDate = true
             } else {
                 throw InputError(.notANumber,
-                                 "\(source): line \(k + 2), column '\(header[timeIndex])': '\(s.prefix(40))' is neither a number nor a date-time")
+                                 "\(source): line \(csv.lineNumber(ofRow: k)), column '\(header[timeIndex])': '\(s.prefix(40))' is neither a number nor a date-time")
             }
         }
         if !timeIsDate {
@@ -268,7 +268,7 @@ public struct MotionLog: Sendable {
         }
         for k in 1..<keep.count where !(rawTime[keep[k]] > rawTime[keep[k - 1]]) {
             throw InputError(.badTimestamps,
-                             "\(source): time does not increase at line \(keep[k] + 2) (\(timeText[keep[k]]) after \(timeText[keep[k - 1]])); sort the log or fix its clock")
+                             "\(source): time does not increase at line \(csv.lineNumber(ofRow: keep[k])) (\(timeText[keep[k]]) after \(timeText[keep[k - 1]])); sort the log or fix its clock")
         }
         let t0 = rawTime[keep[0]]
         let time = keep.map { rawTime[$0] - t0 }

@@ -60,7 +60,7 @@ public struct PulseRecording: Sendable {
                 let what = values[i].isNaN ? "an empty or NaN value"
                     : values[i].isInfinite ? "an infinite value"
                     : String(format: "the value %g, beyond ±%g (no sensor reads that)", values[i], PulseAnalyzer.maximumMagnitude)
-                throw InputError(.nonFinite, "\(src): line \(i + 2), column '\(csv.header[signalColumns[k]])' has \(what)")
+                throw InputError(.nonFinite, "\(src): line \(csv.lineNumber(ofRow: i)), column '\(csv.header[signalColumns[k]])' has \(what)")
             }
         }
         var times: [Double]
@@ -73,7 +73,7 @@ public struct PulseRecording: Sendable {
             times = cols[0]
         }
         return try validated(source: src, times: times, signal: signal, names: names, rate: rate, maximumGap: maximumGap,
-                             rateIsStatedBesideTimes: timeColumn != nil)
+                             rateIsStatedBesideTimes: timeColumn != nil, place: { "line \(csv.lineNumber(ofRow: $0))" })
     }
 
     /// Slowest sampling the pipeline takes, Hz (a pulse up to 4 Hz needs more than 2 samples a beat).
@@ -94,15 +94,17 @@ public struct PulseRecording: Sendable {
         guard samples.count >= 2 else { throw InputError(.tooShort, "\(source): only \(samples.count) frame(s)") }
         return try validated(source: source, times: samples.map(\.time),
                              signal: [samples.map(\.red), samples.map(\.green), samples.map(\.blue)],
-                             names: "r,g,b", rate: nil, maximumGap: maximumGap)
+                             names: "r,g,b", rate: nil, maximumGap: maximumGap, place: { "frame \($0 + 1)" })
     }
 
     /// Checks times and signal, measures the rate, finds gaps and builds the inputs (times from 0).
+    /// `place` names sample i in messages ("line 12" of a CSV, "frame 11" of a video).
     static func validated(source src: String, times: [Double], signal: [[Double]], names: String, rate: Double?,
-                          maximumGap: Double, rateIsStatedBesideTimes: Bool = false) throws -> PulseRecording {
+                          maximumGap: Double, rateIsStatedBesideTimes: Bool = false,
+                          place: (Int) -> String) throws -> PulseRecording {
         let n = times.count
         if let i = times.firstIndex(where: { !$0.isFinite }) {
-            throw InputError(.nonFinite, "\(src): line \(i + 2), column 'time_s' is empty or not finite")
+            throw InputError(.nonFinite, "\(src): \(place(i)), column 'time_s' is empty or not finite")
         }
         var gaps: [(Double, Double)] = []
         var intervals: [Double] = []
@@ -111,7 +113,7 @@ public struct PulseRecording: Sendable {
             let dt = times[i] - times[i - 1]
             if dt <= 0 {
                 throw InputError(.badTimestamps,
-                                 "\(src): line \(i + 2): time \(times[i]) s does not increase (previous \(times[i - 1]) s)")
+                                 "\(src): \(place(i)): time \(times[i]) s does not increase (previous \(times[i - 1]) s)")
             }
             if dt > maximumGap { gaps.append((times[i - 1] - times[0], times[i] - times[0])) }
             intervals.append(dt)

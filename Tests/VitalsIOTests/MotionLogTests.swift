@@ -121,6 +121,12 @@ import MotionAnalysis
         } throws: { error in
             (error as? InputError)?.code == .badTimestamps && "\(error)".contains("line 4")
         }
+        // A blank line before it still counts as a line of the file.
+        #expect {
+            _ = try parse("time,acc_x,acc_y,acc_z\n0,0,0,1\n\n0.02,0,0,1\n0.01,0,0,1\n")
+        } throws: { error in
+            (error as? InputError)?.code == .badTimestamps && "\(error)".contains("line 5")
+        }
     }
 
     @Test func unitsThatContradictTheDataAreRejected() {

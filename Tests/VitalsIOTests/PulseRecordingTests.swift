@@ -51,6 +51,25 @@ import Testing
         }
     }
 
+    @Test func errorsNameTheFileLineEvenAfterBlankLines() {
+        // Blank lines are skipped as data but still count as lines of the file.
+        #expect(throws: InputError(.nonFinite, "t.csv: line 5, column 'ppg' has the value 1e+200, beyond ±1e+100 (no sensor reads that)")) {
+            try load("time_s,ppg\n0,1\n\n0.01,2\n0.02,1e200\n0.03,1\n")
+        }
+        let rows = (0..<300).map { "\(Double($0 == 200 ? 199 : $0) / 100),\(sin(Double($0) / 4))" }
+        let spaced = "time_s,ppg\n" + rows[..<100].joined(separator: "\n") + "\n\n\n" + rows[100...].joined(separator: "\n")
+        #expect(throws: InputError(.badTimestamps, "t.csv: line 204: time 1.99 s does not increase (previous 1.99 s)")) {
+            try load(spaced)
+        }
+    }
+
+    @Test func videoFramesAreNamedAsFramesInErrors() {
+        let frames = (0..<60).map { ColorSample(time: $0 == 30 ? 0.9 : Double($0) / 30, red: 200, green: 50, blue: 40) }
+        #expect(throws: InputError(.badTimestamps, "v.mp4: frame 31: time 0.9 s does not increase (previous 0.9666666666666667 s)")) {
+            try PulseRecording.colors(frames, source: "v.mp4")
+        }
+    }
+
     @Test func nonFiniteValuesAreRejected() {
         #expect(throws: InputError.self) { try load("time_s,ppg\n0,1\n0.01,nan\n0.02,1\n") }
         #expect(throws: InputError.self) { try load("time_s,ppg\n0,1\n0.01,inf\n0.02,1\n") }
