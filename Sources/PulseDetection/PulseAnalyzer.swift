@@ -146,6 +146,8 @@ public struct PulseAnalyzer: Sendable {
     private var selected = 0
     private var scale = 1.0
     private var latestBPM: Double?
+    /// Quality index of the latest rate analysis (nil before the first), stamped on every beat.
+    private var latestConfidence: Double?
     /// Grid samples resampled but not yet run through the stages (see `flush`): `blockCapacity`
     /// times, then per channel the raw values, the beat-band and the tracker-band outputs, and the
     /// smoothed levels (`levels` at each sample).
@@ -269,6 +271,7 @@ public struct PulseAnalyzer: Sendable {
         for i in 0..<n { earlyCandidates[i].removeAll() }
         gridCount = 0
         latestBPM = nil
+        latestConfidence = nil
     }
 
     /// Feeds one input; calls `emit` for each event it causes, in time order.
@@ -563,7 +566,8 @@ public struct PulseAnalyzer: Sendable {
                     earlyCandidates[ch].append(c)
                 }
             }
-            if showsLive, trackers[ch].hasLiveCandidate, let beat = trackers[ch].live(now: time, delay: liveDelay) {
+            if showsLive, trackers[ch].hasLiveCandidate, var beat = trackers[ch].live(now: time, delay: liveDelay) {
+                beat.rateConfidence = latestConfidence
                 emit(.beat(beat))
             }
             if showsWaveform {
@@ -587,6 +591,7 @@ public struct PulseAnalyzer: Sendable {
             for ch in 0..<3 { usableChannels[ch] = abs(levels[ch]) >= settings.minimumChannelLevel }
         }
         guard let u = tracker.update(windows: windowScratch, sorted: sortedWindows, usable: usableChannels) else { return }
+        latestConfidence = u.confidence
         if isColor == true { orientHue(best: u.channel) }
         // Beats come from the rate's channel, unless the channel beats were taken from scores nearly
         // as well: every change of channel moves the fiducial points a little (each channel's
@@ -693,6 +698,7 @@ public struct PulseAnalyzer: Sendable {
                     otherScore = score
                 }
             }
+            beat.rateConfidence = latestConfidence
             if let grade = own ?? other {
                 beat.shapeQuality = grade.correlation
                 beat.shapeAmplitude = grade.amplitude

@@ -43,6 +43,11 @@ public struct Beat: Sendable, Equatable {
     /// True when the beat's shape is unlike the typical beat's (see ``BeatShape``): its time is
     /// doubtful, and it is kept out of HRV.
     public var hasDoubtfulShape = false
+    /// The quality index (``QualityReport/index``) of the latest rate analysis when the beat was
+    /// reported, nil before the first. A beat found while the rate is declined (index below the
+    /// pipeline's minimum confidence: noise, a lost finger) is an upstroke in a signal the pipeline
+    /// does not trust.
+    public var rateConfidence: Double?
 
     public init(time: Double, interval: Double?, strength: Double, isArtifact: Bool = false) {
         self.time = time

@@ -71,6 +71,7 @@ public enum HeartRateReport {
                 ("shape_quality", .num(b.shapeQuality, digits: 3)),
                 ("shape_amplitude", .num(b.shapeAmplitude, digits: 3)),
                 ("doubtful_shape", .bool(b.hasDoubtfulShape)),
+                ("rate_confidence", .num(b.rateConfidence, digits: 3)),
             ])
         })))
         // HRV is an answer like the rate: when the rate is declined (noise, no finger) the "beats"

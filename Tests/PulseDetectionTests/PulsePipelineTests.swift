@@ -162,18 +162,24 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
         checkOneBeatPerHeartbeat(bpm: bpm)
     }
 
-    @Test(.disabled("""
-        The standalone BeatDetector's own decisions (PulseAnalyzer uses only its candidates, among which \
-        BeatTracker chooses by dynamic programming; the pipeline takes one beat per heartbeat at 60 bpm, \
-        see SimulatedFingerAccuracyTests and `vitals eval simulated`): on a noise-free 60 bpm PPG \
-        (band-passed 0.5-5 Hz) it emits 3 beats every 2 s: the slow rise out of the filter's \
-        post-dicrotic undershoot, 0.6 s after the upstroke, passes the 0.5-period refractory and the 0.3 \
-        strength floor; the next true upstroke then falls inside the refractory period and is dropped. \
-        A 0.5 floor passes this test, but the pipeline, which scales its candidates by this detector's \
-        typical strength, then loses beats (a103l sensitivity 95.1 -> 94.4 %).
-        """))
-    func ignoresTheDicroticWaveAsABeatAtSixtyBPM() {
+    @Test func ignoresTheDicroticWaveAsABeatAtSixtyBPM() {
         checkOneBeatPerHeartbeat(bpm: 60)
+    }
+
+    @Test func beatsFoundInNoiseCarryTheDeclinedRatesConfidence() {
+        var rng = SplitMix64(seed: 5)
+        let noise = (0..<(60 * 30)).map { PulseInput.ppg(time: Double($0) / 30, value: rng.gaussian()) }
+        let declined = PulseAnalysis.run(noise, sampleRate: 30)
+        #expect(declined.heartRate == nil)
+        #expect(!declined.beats.isEmpty)
+        // White noise now and then looks periodic for a window or two; most of it does not.
+        let untrusted = declined.beats.filter { ($0.rateConfidence ?? 0) < declined.minimumConfidence }
+        #expect(Double(untrusted.count) >= 0.75 * Double(declined.beats.count))
+
+        let finger = PulseAnalysis.run(simulatedFingerInputs(bpm: 72, seconds: 60), sampleRate: 30)
+        let settled = finger.beats.filter { $0.time > 15 }
+        #expect(settled.count > 40)
+        #expect(settled.allSatisfy { ($0.rateConfidence ?? 0) >= finger.minimumConfidence })
     }
 
     private func checkOneBeatPerHeartbeat(bpm: Double) {
