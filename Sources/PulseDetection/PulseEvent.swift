@@ -87,6 +87,9 @@ public struct QualityReport: Sendable, Equatable {
     public var perfusionPercent: Double?
     /// Which channel carried the pulse: "red", "green", "blue", "hue" or "ppg".
     public var channel: String
+    /// Autocorrelation of the chosen channel's window at the tracked period, -1...1: how well the
+    /// waveform repeats itself one beat later.
+    public var periodicity: Double = .nan
 }
 
 /// Everything the live pipeline reports, in time order.

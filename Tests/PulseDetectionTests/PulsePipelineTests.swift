@@ -166,6 +166,17 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
         checkOneBeatPerHeartbeat(bpm: 60)
     }
 
+    @Test func qualityReportsSayHowWellTheWindowRepeatsOneBeatLater() {
+        var rng = SplitMix64(seed: 9)
+        let noise = (0..<(60 * 30)).map { PulseInput.ppg(time: Double($0) / 30, value: rng.gaussian()) }
+        let noisy = PulseAnalysis.run(noise, sampleRate: 30).updates.map(\.periodicity)
+        let pulse = PulseAnalysis.run(simulatedFingerInputs(bpm: 72, seconds: 60), sampleRate: 30).updates
+            .filter { $0.time > 15 }.map(\.periodicity)
+        #expect(!noisy.isEmpty && !pulse.isEmpty)
+        #expect(Statistics.median(noisy) < 0.3)
+        #expect(pulse.allSatisfy { $0 > 0.6 })
+    }
+
     @Test func beatsFoundInNoiseCarryTheDeclinedRatesConfidence() {
         var rng = SplitMix64(seed: 5)
         let noise = (0..<(60 * 30)).map { PulseInput.ppg(time: Double($0) / 30, value: rng.gaussian()) }
