@@ -6,8 +6,8 @@ enum PedometerMedian {
     static let maximumCount = 8
 
     /// The median of `values` (the mean of the middle two for an even count); 0 when empty.
-    /// - Complexity: O(n²) insertion sort in stack memory of a fixed size, for the handful of values it
-    ///   is used on; no allocation.
+    /// - Complexity: selection (``Statistics/selectMedian(_:)``) on a copy in stack memory of a fixed
+    ///   size, for the handful of values it is used on; no allocation.
     static func of(_ values: RingBuffer<Double>) -> Double {
         let n = values.count
         guard n > 0 else { return 0 }
@@ -16,15 +16,10 @@ enum PedometerMedian {
         return withUnsafeTemporaryAllocation(of: Double.self, capacity: maximumCount) { s in
             var i = 0
             for v in values {
-                var j = i
-                while j > 0 && v < s[j - 1] {
-                    s[j] = s[j - 1]
-                    j -= 1
-                }
-                s[j] = v
+                s[i] = v
                 i += 1
             }
-            return n % 2 == 1 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2])
+            return Statistics.selectMedian(UnsafeMutableBufferPointer(rebasing: s[0..<n]))
         }
     }
 }
