@@ -30,6 +30,10 @@ public struct BeatDetector: Sendable {
         public var minimumStrength: Double = 0.3
         /// How many recent beats set the typical steepness.
         public var strengthMemory: Int = 8
+        /// Slope maxima this soon after a (re)start are not upstrokes: the band-pass filter starts
+        /// from rest while the signal is already moving, and its output needs about the rise time
+        /// of its 5-Hz edge (~0.1 s) to follow (a103l's first "beat" sat 7.5 ms into the file).
+        public var startupSeconds: Double = 0.1
         public init() {}
     }
 
@@ -44,6 +48,8 @@ public struct BeatDetector: Sendable {
     private var d2 = 0.0  // first difference at index - 2
     private var previous = 0.0
     private var primed = 0
+    /// Time of the stretch's first sample.
+    private var startTime = 0.0
     private var held: (time: Double, slope: Double)?
     private var lastBeatTime: Double?
     private var strengths: SortedRing
@@ -80,7 +86,10 @@ public struct BeatDetector: Sendable {
             d1 = d0
         }
         candidate = nil
-        guard primed >= 3 else { return nil }
+        if primed == 1 { startTime = time }
+        // The first sample has no previous one: its difference is not a slope, so a slope maximum
+        // needs three real differences (d2, d1, d0), i.e. four samples.
+        guard primed >= 4 else { return nil }
         var decided: Beat?
         let delay = min(settings.maximumDelay, settings.delayFraction * expectedPeriod)
         if let h = held, time - h.time >= delay {
@@ -92,6 +101,7 @@ public struct BeatDetector: Sendable {
             let v = Peaks.parabolicVertex(d2, d1, d0)
             // d1 is centred half a sample before index n - 1, i.e. 1.5 samples before `time`.
             let t = time - (1.5 - max(-0.5, min(0.5, v.offset))) / rate
+            guard t >= startTime + settings.startupSeconds else { return decided }
             let slope = v.value
             candidate = (t, typical.map { slope / $0 } ?? 1)
             if let h = held {

@@ -441,3 +441,18 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
         #expect(rippled.map { abs($0 - 90) < 2 } != true, "\(String(describing: rippled))")
     }
 }
+
+@Test func noBeatIsTakenFromTheFiltersStartWhenASignalBeginsMidUpstroke() {
+    // A 72-bpm pulse whose recording begins on a rising slope: the band-pass filter, started from
+    // rest, shows its steepest rise in the first samples. That is not an upstroke.
+    let inputs = (0..<3000).map { k -> PulseInput in
+        let t = Double(k) / 100
+        return .ppg(time: t, value: sin(2 * Double.pi * 1.2 * t + 0.3) + 0.3 * sin(4 * Double.pi * 1.2 * t + 1.2))
+    }
+    let first = PulseAnalysis.run(inputs, sampleRate: 100).beats.first?.time ?? 0
+    #expect(first > 0.1)
+    var settings = PulseAnalyzer.Settings()
+    settings.beats.startupSeconds = 0
+    let unguarded = PulseAnalysis.run(inputs, sampleRate: 100, settings: settings).beats.first?.time ?? 1
+    #expect(unguarded < 0.1, "the case this guards against")
+}
