@@ -388,6 +388,7 @@ public struct PulseAnalyzer: Sendable {
             }
             if t - last > settings.maximumGap {
                 flush(block, emit: emit)
+                finish(emit: emit)
                 emit(.gap(from: last, to: t))
                 restart()
             }
@@ -396,6 +397,7 @@ public struct PulseAnalyzer: Sendable {
         if case .color(let c) = input {
             if let event = contact.process(c) {
                 flush(block, emit: emit)
+                if case .contactLost = event { finish(emit: emit) }
                 emit(event)
                 if case .contactLost = event { restart() }
             }
@@ -504,7 +506,9 @@ public struct PulseAnalyzer: Sendable {
         }
     }
 
-    /// Ends the stream: confirms the beats still inside the beat tracker's decision lag.
+    /// Ends the stream: confirms the beats still inside the beat tracker's decision lag. The
+    /// analyzer does the same itself at the end of each stretch (before a `.gap` or `.contactLost`
+    /// event), so no beat is lost to a restart.
     public mutating func finish(emit: (PulseEvent) -> Void) {
         guard selected < trackers.count else { return }
         var confirmed: [Beat] = []

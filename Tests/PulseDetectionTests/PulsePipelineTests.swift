@@ -456,3 +456,22 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
     let unguarded = PulseAnalysis.run(inputs, sampleRate: 100, settings: settings).beats.first?.time ?? 1
     #expect(unguarded < 0.1, "the case this guards against")
 }
+
+@Test(arguments: [false, true])
+func beatsStillBeingDecidedWhenAStretchEndsAreConfirmed(liftOff: Bool) {
+    // The beat tracker confirms a beat ~2.5 s after it; a gap (or a lifted finger) at 30 s must not
+    // take the beats of the last seconds before it with it.
+    var s = SimulatedFinger.Settings()
+    s.bpm = 72
+    s.seed = 4
+    s.motionSpikesPerMinute = 0
+    if liftOff { s.liftOffs = [30..<33] }
+    var finger = SimulatedFinger(settings: s)
+    let inputs = finger.inputs(duration: 45).filter { liftOff || !($0.time > 30 && $0.time < 31.5) }
+    let beats = PulseAnalysis.run(inputs, sampleRate: 30).beats
+    let truth = SimulatedFinger.beats(settings: s, until: 45).filter { $0.onset > 20 && $0.peak < 29.8 }
+    #expect(truth.count >= 10)
+    for t in truth {
+        #expect(beats.contains { $0.time > t.onset - 0.05 && $0.time < t.peak + 0.05 }, "beat at \(t.onset) s")
+    }
+}
