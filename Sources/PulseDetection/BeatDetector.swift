@@ -54,8 +54,9 @@ public struct BeatDetector: Sendable {
     private var lastBeatTime: Double?
     private var strengths: SortedRing
     /// The upstroke found at the latest sample, if any: every local maximum of the slope, before any
-    /// decision (input to ``BeatTracker``). Strength is relative to the typical recent beat.
-    public private(set) var candidate: (time: Double, strength: Double)?
+    /// decision (input to ``BeatTracker``). Strength is relative to the typical recent beat (1 before
+    /// the first); `slope` is the steepness itself (waveform units per sample).
+    public private(set) var candidate: (time: Double, strength: Double, slope: Double)?
     /// Median steepness of recent beats (waveform units per sample), once a beat is known.
     public private(set) var typical: Double?
 
@@ -103,7 +104,7 @@ public struct BeatDetector: Sendable {
             let t = time - (1.5 - max(-0.5, min(0.5, v.offset))) / rate
             guard t >= startTime + settings.startupSeconds else { return decided }
             let slope = v.value
-            candidate = (t, typical.map { slope / $0 } ?? 1)
+            candidate = (t, typical.map { slope / $0 } ?? 1, slope)
             if let h = held {
                 if slope > h.slope { held = (t, slope) }
             } else {

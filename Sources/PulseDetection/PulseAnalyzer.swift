@@ -118,7 +118,7 @@ public struct PulseAnalyzer: Sendable {
     /// Per channel, the next sample of the block to append to its beat-shape history.
     private var shapeCursors: [Int] = []
     /// Upstrokes seen before the first rate estimate, per channel (bounded).
-    private var earlyCandidates: [RingBuffer<(time: Double, strength: Double)>] = []
+    private var earlyCandidates: [RingBuffer<(time: Double, strength: Double, slope: Double)>] = []
     private var hasPeriod = false
     private var lastConfirmed: Double?
     private var lastValues: [Double] = []
@@ -245,6 +245,9 @@ public struct PulseAnalyzer: Sendable {
         let design = Butterworth.bandPass(order: 2, low: settings.beatBand.lowerBound, high: top, sampleRate: sampleRate)
         for ch in beatFilters.indices { beatFilters[ch].retune(to: design) }
     }
+
+    /// Percentile of the held candidates' slopes that their strengths are relative to at release.
+    static let earlyReferencePercentile = 80.0
 
     /// Starts a new stretch of signal: filters, detectors and the rate history start afresh.
     private mutating func restart() {
@@ -565,9 +568,10 @@ public struct PulseAnalyzer: Sendable {
                         catchUpShapes(base, through: k, channel: ch)
                         confirm(confirmed, emit: emit)
                     }
-                } else if earlyCandidates[ch].count < earlyCandidates[ch].capacity {
-                    // Held until the first rate estimate gives the beat tracker a period.
-                    earlyCandidates[ch].append(c)
+                } else {
+                    // Held until the first confident rate gives the beat tracker a period (the
+                    // latest ones, when that takes longer than the buffer holds).
+                    _ = earlyCandidates[ch].append(c)
                 }
             }
             if showsLive, trackers[ch].hasLiveCandidate, var beat = trackers[ch].live(now: time, delay: liveDelay) {
@@ -607,13 +611,24 @@ public struct PulseAnalyzer: Sendable {
         let period = 60 / u.bpm
         for ch in 0..<n { detectors[ch].expectedPeriod = period }
         retuneBeatBand(forPeriod: period)
-        if !hasPeriod {
+        // The held candidates are chosen among by the first period the tracker is confident of: a
+        // declined first estimate (often twice the rate, as the window fills) would make dicrotic
+        // waves into beats.
+        if !hasPeriod && u.confidence >= settings.minimumConfidence {
             hasPeriod = true
             for ch in 0..<n {
                 let isSelected = ch == selected
+                // Their strengths were taken against whatever the detector had seen by then (the
+                // first ones against nothing: strength 1, so a dicrotic wave or the filter's
+                // start-up scored as high as an upstroke); they are weighed against one another
+                // instead: relative to the 80th percentile of their slopes, which the upstrokes
+                // (the steepest third or so of the slope maxima: one per beat, beside dicrotic waves
+                // and noise) set.
+                let reference = Statistics.percentile(earlyCandidates[ch].map(\.slope), Self.earlyReferencePercentile)
                 for c in earlyCandidates[ch] {
                     var confirmed: [Beat] = []
-                    trackers[ch].add(time: c.time, strength: c.strength, period: period, now: c.time) { confirmed.append($0) }
+                    let strength = reference > 0 ? c.slope / reference : c.strength
+                    trackers[ch].add(time: c.time, strength: strength, period: period, now: c.time) { confirmed.append($0) }
                     if isSelected && !confirmed.isEmpty { confirm(confirmed, emit: emit) }
                 }
                 earlyCandidates[ch].removeAll()

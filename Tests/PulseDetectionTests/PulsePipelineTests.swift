@@ -475,3 +475,31 @@ func beatsStillBeingDecidedWhenAStretchEndsAreConfirmed(liftOff: Bool) {
         #expect(beats.contains { $0.time > t.onset - 0.05 && $0.time < t.peak + 0.05 }, "beat at \(t.onset) s")
     }
 }
+
+@Test func beatsAreChosenWithTheFirstConfidentPeriodNotADeclinedOne() {
+    // A 70-bpm pulse with a large dicrotic wave at 30 Hz: while the first window fills, the tracker's
+    // first estimate is near twice the rate and declined. The beats held until then must be chosen
+    // with the first confident period, or dicrotic waves become beats.
+    var beats: [Double] = []
+    var t = 0.5
+    while t < 62 {
+        beats.append(t)
+        t += 60.0 / 70 + 0.04 * sin(2 * Double.pi * 0.25 * t)
+    }
+    var rng = SplitMix64(seed: 0)
+    let inputs = (0..<(60 * 30)).map { k -> PulseInput in
+        let time = Double(k) / 30
+        var x = 0.01 * rng.gaussian()
+        for b in beats where abs(time - b) < 2 {
+            let s = (time - b - 0.12) / 0.06, d = (time - b - 0.42) / 0.08
+            x += exp(-0.5 * s * s) + 0.4 * exp(-0.5 * d * d)
+        }
+        return .ppg(time: time, value: x)
+    }
+    let analysis = PulseAnalysis.run(inputs, sampleRate: 30)
+    let first = analysis.beats.filter { $0.time < 15 }
+    #expect(first.count >= 14)
+    for b in first {
+        if let i = b.interval { #expect(i > 0.7 && i < 1.0, "interval \(i) s at \(b.time) s") }
+    }
+}
