@@ -96,7 +96,7 @@ public struct Pedometer: Sendable {
     /// Processes one relative-altitude sample.
     public mutating func process(_ altitude: AltitudeSample) {
         hasAltitude = true
-        floors.process(relativeAltitude: altitude.relativeAltitude)
+        floors.process(altitude)
     }
 
     /// Ends the recording (takes the last open step; closes the active time at the last step).
@@ -189,7 +189,7 @@ public struct PedometerHistory: Sendable {
         var floors: FloorCounter?
         if !altitude.isEmpty {
             var f = FloorCounter()
-            for a in altitude where a.time >= start && a.time <= end { f.process(relativeAltitude: a.relativeAltitude) }
+            for a in altitude where a.time >= start && a.time <= end { f.process(a) }
             floors = f
         }
         // Active time: walking intervals (resume..pause) clipped to the range.
