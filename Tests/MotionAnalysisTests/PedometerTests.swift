@@ -172,6 +172,36 @@ struct PedometerTests {
         #expect(abs(steps - contacts.count) <= 2, "counted \(steps) of \(contacts.count)")
     }
 
+    @Test("a time jump however far forward (1e18 s, 1e300 s) restarts the grid instead of trapping; the walk before it is unchanged")
+    func hugeForwardTimeJump() {
+        let sim = WalkSimulator(seed: 17)
+        let (samples, _) = sim.make([.stand(seconds: 3), .walk(steps: 30, interval: 0.5, amplitude: 0.3), .stand(seconds: 4)])
+        let before = StepDetector.detect(samples).filter { $0.kind == .step }.map(\.time)
+        #expect(before.count >= 28)
+        for far in [1e18, 1e300] {
+            let jumped = samples + [AccelerometerSample(time: far, acceleration: samples[0].acceleration)]
+            let steps = StepDetector.detect(jumped).filter { $0.kind == .step }.map(\.time)
+            #expect(steps == before)
+            let batch = StepDetector.detect(times: jumped.map(\.time), accelerations: jumped.map(\.acceleration))
+            #expect(batch.filter { $0.kind == .step }.map(\.time) == before)
+        }
+    }
+
+    @Test("after a gap longer than the filled gaps the grid restarts at the new samples: both walks are counted, steps dated within 150 ms")
+    func longGapRestartsTheGrid() {
+        let sim = WalkSimulator(seed: 19)
+        let (walk, contacts) = sim.make([.stand(seconds: 3), .walk(steps: 30, interval: 0.5, amplitude: 0.3), .stand(seconds: 4)])
+        let shift = 1000.013  // not a whole number of grid bins
+        let samples = walk + walk.map { AccelerometerSample(time: $0.time + shift, acceleration: $0.acceleration) }
+        let truth = contacts + contacts.map { $0 + shift }
+        let steps = StepDetector.detect(samples).filter { $0.kind == .step }.map(\.time)
+        #expect(abs(steps.count - truth.count) <= 2, "counted \(steps.count) of \(truth.count)")
+        #expect(matched(steps, truth) >= truth.count - 4)
+        #expect(steps.filter { $0 > shift }.count >= 28)
+        let batch = StepDetector.detect(times: samples.map(\.time), accelerations: samples.map(\.acceleration))
+        #expect(batch == StepDetector.detect(samples))
+    }
+
     @Test("the stride model gives 0.41 × height at 1.8 steps/s, longer steps when faster, and calibrates to a known distance")
     func strideModel() {
         var m = StrideModel(height: 1.8)
