@@ -72,6 +72,40 @@ import Testing
         let holds = s.process(Self.trace(fall: false))
         #expect(!holds.isEmpty && !holds[0].endedInFall)
     }
+
+    static func motion(_ t: Double, degrees: Double) -> DeviceMotion {
+        let a = degrees * .pi / 180
+        return DeviceMotion(time: t, attitude: .identity, gravity: Vector3(x: sin(a), y: 0, z: -cos(a)),
+                            rotationRate: .zero, userAcceleration: .zero)
+    }
+
+    @Test("a tilt first seen after a data gap longer than fallTime is not a fall")
+    func aTiltAcrossAGapIsNotAFall() {
+        // Still until 4.9 s, no samples until 8.0 s, then 60° (the review's hold_gap.csv).
+        var trace = stride(from: 0, through: 49, by: 1).map { Self.motion(Double($0) * 0.1, degrees: 0) }
+        trace += stride(from: 0, through: 15, by: 1).map { Self.motion(8 + Double($0) * 0.1, degrees: 60) }
+        var s = PoseStability()
+        let holds = s.process(trace)
+        #expect(holds.count == 1)
+        #expect(abs(holds[0].start) < 1e-9 && abs(holds[0].end - 4.9) < 1e-9)
+        #expect(!holds[0].endedInFall)
+        // The same tilt without the gap is a fall.
+        var fall = PoseStability()
+        let fell = fall.process(trace.enumerated().map { Self.motion(Double($0.offset) * 0.1, degrees: $0.offset < 50 ? 0 : 60) })
+        #expect(fell.first?.endedInFall == true)
+    }
+
+    @Test("a gap longer than maximumInterval ends the hold at its last sample, even when the pose is the same after it")
+    func aGapEndsTheHold() {
+        var trace = stride(from: 0, through: 49, by: 1).map { Self.motion(Double($0) * 0.1, degrees: 0) }
+        trace += stride(from: 0, through: 40, by: 1).map { Self.motion(8 + Double($0) * 0.1, degrees: 1) }
+        var s = PoseStability()
+        let holds = s.process(trace)
+        #expect(holds.count == 2)
+        #expect(holds.map(\.start) == [0, 8])
+        #expect(abs(holds[0].end - 4.9) < 1e-9 && abs(holds[1].end - 12) < 1e-9)
+        #expect(holds.allSatisfy { !$0.endedInFall })
+    }
 }
 
 @Suite struct ImpactTests {
