@@ -20,6 +20,25 @@ import Testing
         #expect(sets.map(\.reps) == Self.plan.map(\.reps))
     }
 
+    @Test("a period at the upper end of periodRange (8.0 s) is found, not the lag below it", arguments: [7.0, 8.0])
+    func periodAtTheTopOfTheRange(period: Double) {
+        // 20 s still, six sinusoidal tilts of 0.9 rad with `period`, 20 s still, at 10 Hz with 0.01 noise.
+        var rng = SplitMix64(seed: 5)
+        var trace: [DeviceMotion] = []
+        let active = 6 * period
+        for i in 0..<Int((40 + active) * 10) {
+            let t = Double(i) / 10
+            let a = t >= 20 && t < 20 + active ? 0.9 * sin(2 * .pi * (t - 20) / period) : 0
+            let n = { Double.random(in: -0.017...0.017, using: &rng) }
+            let g = Vector3(x: sin(a) + n(), y: n(), z: -cos(a) + n())
+            trace.append(DeviceMotion(time: t, attitude: .identity, gravity: g, rotationRate: .zero, userAcceleration: .zero))
+        }
+        var c = RepCounter(sampleRate: 10)
+        let sets = c.process(trace)
+        #expect(sets.count == 1)
+        #expect(abs((sets.first?.period ?? 0) - period) < 0.05, "period \(sets.first?.period ?? 0) for \(period)")
+    }
+
     @Test func standingStillIsNoSet() {
         var c = RepCounter(sampleRate: 10)
         #expect(c.process(Generate.reps(sets: [], rest: 120, rate: 10)).isEmpty)
