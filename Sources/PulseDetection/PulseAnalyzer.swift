@@ -12,7 +12,8 @@ import SignalProcessing
 /// confidence reaches `minimumConfidence`.
 ///
 /// Colour inputs give four channels: red, green, blue (inverted: more blood, less light) and hue
-/// (oriented by its correlation with the best colour channel). PPG inputs give one channel, taken as
+/// (``ColorSample/signedHue``: centred on red, so that it does not wrap at a fingertip's colour;
+/// oriented by its correlation with the best colour channel). PPG inputs give one channel, taken as
 /// recorded (larger = more blood).
 ///
 /// Inputs with non-finite values or values beyond ±``maximumMagnitude``, or whose time does not
@@ -370,7 +371,7 @@ public struct PulseAnalyzer: Sendable {
         switch input {
         case .color(let c):
             color = true
-            (v0, v1, v2, v3) = (c.red, c.green, c.blue, c.hue)
+            (v0, v1, v2, v3) = (c.red, c.green, c.blue, c.signedHue)
         case .ppg(_, let v):
             color = false
             v0 = v
