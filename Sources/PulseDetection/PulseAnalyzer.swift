@@ -386,11 +386,13 @@ public struct PulseAnalyzer: Sendable {
             return
         }
         if let last = lastTime {
-            guard t > last else {
+            // A clock that jumps back by more than a gap (a source that restarted its clock) starts
+            // a new stretch, as a gap does; a smaller step back or a repeat is skipped and counted.
+            guard t > last || last - t > settings.maximumGap else {
                 rejections.nonIncreasingTime += 1
                 return
             }
-            if t - last > settings.maximumGap {
+            if abs(t - last) > settings.maximumGap {
                 flush(block, emit: emit)
                 finish(emit: emit)
                 emit(.gap(from: last, to: t))

@@ -317,6 +317,21 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
         #expect(nextRate.map { $0.time - after >= 5 } ?? false)
     }
 
+    @Test func aClockThatRestartsStartsANewStretchInsteadOfSilencingTheStream() {
+        // A source whose clock starts again from zero after 20 s (a second file, a restarted camera
+        // session): the inputs after it are analysed, not skipped until time catches up.
+        let first = simulatedFingerInputs(bpm: 70, seed: 6, seconds: 20)
+        let second = simulatedFingerInputs(bpm: 70, seed: 7, seconds: 20)
+        let ev = events(first + second)
+        let gaps = ev.compactMap { if case .gap(let a, let b) = $0 { (a, b) } else { nil } }
+        #expect(gaps.count == 1)
+        #expect(gaps.first.map { $0.1 < $0.0 } ?? false)
+        let gapIndex = ev.firstIndex { if case .gap = $0 { true } else { false } } ?? ev.endIndex
+        let ratesAfter = ev[gapIndex...].compactMap { if case .rate(let r) = $0 { r } else { nil } }
+        #expect(!ratesAfter.isEmpty)
+        #expect(ratesAfter.allSatisfy { abs($0.bpm - 70) < 5 })
+    }
+
     @Test func aShortSilenceIsBridgedWithoutAGap() {
         let inputs = Self.clean.filter { !($0.time > 10 && $0.time < 10.8) }
         #expect(!events(inputs).contains { if case .gap = $0 { true } else { false } })
