@@ -89,11 +89,11 @@ public struct MotionLog: Sendable {
     public var rotationRate: [Vector3]?
     /// Attitude from quaternion or roll/pitch/yaw columns.
     public var attitude: [Attitude]?
-    /// Magnetic field in µT.
+    /// Magnetic field in µT (NaN in rows that have none: slow sensors report less often).
     public var magneticField: [Vector3]?
-    /// Relative altitude in metres.
+    /// Relative altitude in metres (NaN in rows that have none).
     public var relativeAltitude: [Double]?
-    /// Pressure in kPa.
+    /// Pressure in kPa (NaN in rows that have none).
     public var pressure: [Double]?
     /// Corrections the reader made and assumptions it took, one sentence each (print them on stderr).
     public var notes: [String]
@@ -240,8 +240,11 @@ public struct MotionLog: Sendable {
         }
 
         // Numeric channels.
-        let all: [Int] = [gravityIdx, userIdx, accelIdx, gyroIdx, magIdx, quatIdx, eulerIdx].compactMap { $0 }.flatMap { $0 }
-            + [altitudeIdx, pressureIdx].compactMap { $0 }
+        // Motion fields must be present in a row for it to be kept; the slow sensors' fields
+        // (barometer, magnetometer) may be empty, as loggers write them only when they report (an
+        // altimeter about once a second beside a 50-100 Hz accelerometer).
+        let required: [Int] = [gravityIdx, userIdx, accelIdx, gyroIdx, quatIdx, eulerIdx].compactMap { $0 }.flatMap { $0 }
+        let all: [Int] = required + (magIdx ?? []) + [altitudeIdx, pressureIdx].compactMap { $0 }
         let columns = try csv.numericColumns(all)
         var byIndex: [Int: [Double]] = [:]
         for (k, c) in all.enumerated() { byIndex[c] = columns[k] }
@@ -253,7 +256,7 @@ public struct MotionLog: Sendable {
         for r in 0..<n {
             if !rawTime[r].isFinite { continue }
             var ok = true
-            for c in all where !(byIndex[c]![r].isFinite) { ok = false; break }
+            for c in required where !(byIndex[c]![r].isFinite) { ok = false; break }
             if ok { keep.append(r) }
         }
         if keep.count < n {

@@ -115,6 +115,22 @@ import MotionAnalysis
         }
     }
 
+    @Test func slowSensorsLoggedLessOftenKeepEveryMotionRow() {
+        // A 50 Hz accelerometer with the altimeter written once a second: every row is kept, the
+        // altitude is NaN between its readings, and the rate is the accelerometer's.
+        var text = "time,acc_x,acc_y,acc_z,altitude,pressure\n"
+        for i in 0..<500 {
+            let slow = i % 50 == 0 ? "\(Double(i) / 500),101.3" : ","
+            text += "\(Double(i) / 50),0,0,1,\(slow)\n"
+        }
+        let log = try! parse(text)
+        #expect(log.count == 500)
+        #expect(abs(log.sampleRate - 50) < 1e-6)
+        #expect(log.relativeAltitude?.filter(\.isFinite).count == 10)
+        #expect(log.pressure?.filter(\.isFinite).count == 10)
+        #expect(!log.notes.contains { $0.contains("dropped") })
+    }
+
     @Test func timeGoingBackwardsIsAClearError() {
         #expect {
             _ = try parse("time,acc_x,acc_y,acc_z\n0,0,0,1\n0.02,0,0,1\n0.01,0,0,1\n")
