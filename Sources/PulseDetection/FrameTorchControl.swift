@@ -31,12 +31,21 @@ public struct TorchLevelController: Sendable, Equatable {
     public private(set) var levelIndex = 0
     /// True once the lock was requested; nothing changes after that.
     public private(set) var isLocked = false
+    /// Index into `levels` of the highest level the torch can take now, once
+    /// ``limitToCurrentLevel()`` said so (nil: the last of `levels`).
+    public private(set) var topIndex: Int?
     private var framesSinceChange = 0
 
     public init() {}
 
     /// The torch level to switch on with.
     public var initialLevel: Float { levels[0] }
+
+    /// The torch refused the level last asked for (a hot phone caps it): the level in force is the
+    /// top from now on, so the controller locks once the light has settled instead of stepping on.
+    public mutating func limitToCurrentLevel() {
+        topIndex = levelIndex
+    }
 
     /// Takes one frame's mean colour; returns what to change, if anything.
     /// - Complexity: O(1).
@@ -46,7 +55,7 @@ public struct TorchLevelController: Sendable, Equatable {
         guard framesSinceChange >= settleFrames else { return nil }
         let covered = sample.red >= redDominance * max(sample.green, sample.blue, 1)
         guard covered else { return nil }  // no finger: brightness says nothing about the torch
-        if sample.red >= minimumRed || levelIndex == levels.count - 1 {
+        if sample.red >= minimumRed || levelIndex >= min(topIndex ?? levels.count - 1, levels.count - 1) {
             isLocked = true
             return .lockCamera
         }

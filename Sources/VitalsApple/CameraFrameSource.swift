@@ -49,8 +49,9 @@ public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable
     private let frameQueue = DispatchQueue(label: "vitals.camera.frames")
     private let session = AVCaptureSession()
     private var device: AVCaptureDevice?
-    private var onFrame: (@Sendable (Frame) -> Void)?
-    private var torch = TorchLevelController()
+    // The frame callback and the torch controller are used on both queues: only under `stateLock`.
+    private let stateLock = NSLock()
+    private var shared = SharedState(onFrame: nil, torch: TorchLevelController())
     // Stride 8 is plenty to judge brightness and costs ~1/64 of a full read.
     private let lightMeter = try! FrameSampler(stride: 8)
     private var running = false
@@ -128,8 +129,11 @@ public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable
             throw MonitorError(.noTorch, "the back camera has no torch")
         }
         self.device = device
-        self.onFrame = onFrame
-        torch = TorchLevelController()
+        let startLevel = withState { state -> Float in
+            state.onFrame = onFrame
+            state.torch = TorchLevelController()
+            return state.torch.initialLevel
+        }
 
         // The configuration is committed before `startRunning()`: AVFoundation raises an exception
         // when a session is started between `beginConfiguration()` and `commitConfiguration()`.
@@ -141,7 +145,7 @@ public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable
         session.startRunning()
         // The torch was set while configuring; set once more when the session runs (queued after this
         // call): a level applied before the session started is not documented to survive its start.
-        apply(.setTorchLevel(torch.initialLevel))
+        apply(.setTorchLevel(startLevel))
     }
 
     /// Adds the camera input and the video output, and sets the format, frame rate and torch, in
@@ -177,7 +181,7 @@ public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable
             let frameDuration = CMTime(value: 1, timescale: CMTimeScale(configuration.frameRate))
             device.activeVideoMinFrameDuration = frameDuration
             device.activeVideoMaxFrameDuration = frameDuration
-            try device.setTorchModeOn(level: torch.initialLevel)
+            try device.setTorchModeOn(level: withState { $0.torch.initialLevel })
             if device.isFocusModeSupported(.continuousAutoFocus) { device.focusMode = .continuousAutoFocus }
             if device.isExposureModeSupported(.continuousAutoExposure) { device.exposureMode = .continuousAutoExposure }
             if device.isWhiteBalanceModeSupported(.continuousAutoWhiteBalance) {
@@ -205,7 +209,7 @@ public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable
         session.commitConfiguration()
         if let errorObserver { NotificationCenter.default.removeObserver(errorObserver) }
         errorObserver = nil
-        onFrame = nil
+        withState { $0.onFrame = nil }
         running = false
         continuation?.finish()
         continuation = nil
@@ -227,6 +231,18 @@ public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable
             }
     }
 
+    /// The state both queues use, under `stateLock`.
+    private struct SharedState {
+        var onFrame: (@Sendable (Frame) -> Void)?
+        var torch: TorchLevelController
+    }
+
+    private func withState<T>(_ body: (inout SharedState) -> T) -> T {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        return body(&shared)
+    }
+
     /// Applies the torch controller's answer (on the session queue).
     private func apply(_ action: TorchLevelController.Action) {
         sessionQueue.async {
@@ -234,7 +250,14 @@ public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable
             defer { device.unlockForConfiguration() }
             switch action {
             case let .setTorchLevel(level):
-                try? device.setTorchModeOn(level: min(level, AVCaptureDevice.maxAvailableTorchLevel))
+                do {
+                    try device.setTorchModeOn(level: level)
+                } catch {
+                    // Above what the phone allows now (it caps the torch when hot): the most it
+                    // allows, and no further steps up.
+                    try? device.setTorchModeOn(level: AVCaptureDevice.maxAvailableTorchLevel)
+                    self.withState { $0.torch.limitToCurrentLevel() }
+                }
             case .lockCamera:
                 if device.isExposureModeSupported(.locked) { device.exposureMode = .locked }
                 if device.isWhiteBalanceModeSupported(.locked) { device.whiteBalanceMode = .locked }
@@ -248,7 +271,7 @@ extension CameraFrameSource: AVCaptureVideoDataOutputSampleBufferDelegate {
     public func captureOutput(
         _ output: AVCaptureOutput, didOutput sampleBuffer: CMSampleBuffer, from connection: AVCaptureConnection
     ) {
-        guard let pixels = CMSampleBufferGetImageBuffer(sampleBuffer), let onFrame else { return }
+        guard let pixels = CMSampleBufferGetImageBuffer(sampleBuffer), let onFrame = withState({ $0.onFrame }) else { return }
         let time = CMTimeGetSeconds(CMSampleBufferGetPresentationTimeStamp(sampleBuffer))
         CVPixelBufferLockBaseAddress(pixels, .readOnly)
         defer { CVPixelBufferUnlockBaseAddress(pixels, .readOnly) }
@@ -273,9 +296,8 @@ extension CameraFrameSource: AVCaptureVideoDataOutputSampleBufferDelegate {
         }
         guard let frame else { return }
         onFrame(frame)
-        if !torch.isLocked, let sample = try? lightMeter.sample(frame), let action = torch.process(sample) {
-            apply(action)
-        }
+        guard !withState({ $0.torch.isLocked }), let sample = try? lightMeter.sample(frame) else { return }
+        if let action = withState({ $0.torch.process(sample) }) { apply(action) }
     }
 }
 #endif

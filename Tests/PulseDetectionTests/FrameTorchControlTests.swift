@@ -40,6 +40,21 @@ struct FrameTorchControlTests {
         #expect(r.actions.count == 7)  // six steps up, then lock
     }
 
+    @Test func aTorchThatRefusesTheNextLevelIsLockedAtTheLevelInForce() {
+        // A hot phone caps the torch: after the step to 0.2 fails, the controller stops climbing
+        // and locks once the light has settled.
+        var controller = TorchLevelController()
+        let dark = ColorSample(time: 0, red: 50, green: 5, blue: 2)
+        var actions: [TorchLevelController.Action] = []
+        for _ in 0..<(controller.settleFrames * 6) {
+            guard let a = controller.process(dark) else { continue }
+            actions.append(a)
+            if a == .setTorchLevel(0.2) { controller.limitToCurrentLevel() }
+        }
+        #expect(actions == [.setTorchLevel(0.1), .setTorchLevel(0.2), .lockCamera])
+        #expect(controller.isLocked && controller.levels[controller.levelIndex] == 0.2)
+    }
+
     @Test func withoutAFingerOnTheLensNothingChanges() {
         let r = run(redAtFullTorch: 400, covered: false)
         #expect(r.actions.isEmpty && !r.locked)
