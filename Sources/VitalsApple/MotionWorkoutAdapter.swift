@@ -19,26 +19,45 @@ public final class MotionWorkoutAdapter: @unchecked Sendable {
 
     /// - Parameters:
     ///   - rate: device-motion rate in Hz.
-    ///   - onEvent: receives every workout event, on the motion queue.
+    ///   - onEvent: receives every workout event: the detectors' events on the motion queue; start,
+    ///     pause, resume and stop (and the events a pause or a stop completes) on the thread that
+    ///     called the command.
     public init(rate: Double = 50, wrist: Wrist, onEvent: @escaping @Sendable (WorkoutEvent) -> Void) {
         self.rate = rate
         self.workout = WorkoutSession(sampleRate: rate, wrist: wrist)
         self.onEvent = onEvent
     }
 
-    /// Starts a tennis workout (outdoor) and device-motion updates.
+    /// Starts a tennis workout (outdoor) and device-motion updates. Throws, with nothing left
+    /// running (no HealthKit session, no updates, the workout idle), when the workout is already
+    /// started, the HealthKit session cannot be created or device motion is unavailable.
     public func start(activity: HKWorkoutActivityType = .tennis, location: HKWorkoutSessionLocationType = .outdoor) throws {
+        // The workout model first: it refuses a second start before anything is created.
+        let started = try withWorkout { try $0.start(at: ProcessInfo.processInfo.systemUptime) }
         let configuration = HKWorkoutConfiguration()
         configuration.activityType = activity
         configuration.locationType = location
-        let session = try HKWorkoutSession(healthStore: store, configuration: configuration)
+        let session: HKWorkoutSession
+        do {
+            session = try HKWorkoutSession(healthStore: store, configuration: configuration)
+        } catch {
+            _ = try? withWorkout { try $0.stop(at: ProcessInfo.processInfo.systemUptime) }
+            throw error
+        }
         self.session = session
-        let now = Date()
-        session.startActivity(with: now)
-        emit(try withWorkout { try $0.start(at: ProcessInfo.processInfo.systemUptime) })
-        try motion.start(rate: rate) { [weak self] sample in
-            guard let self else { return }
-            for e in self.withWorkout({ $0.process(sample) }) { self.onEvent(e) }
+        session.startActivity(with: Date())
+        emit(started)
+        do {
+            try motion.start(rate: rate) { [weak self] sample in
+                guard let self else { return }
+                for e in self.withWorkout({ $0.process(sample) }) { self.onEvent(e) }
+            }
+        } catch {
+            // Only one workout session may run at a time: end this one rather than leave it open.
+            session.end()
+            self.session = nil
+            for e in (try? withWorkout({ try $0.stop(at: ProcessInfo.processInfo.systemUptime) })) ?? [] { onEvent(e) }
+            throw error
         }
     }
 

@@ -11,13 +11,19 @@ import MotionAnalysis
 // (isRelativeAltitudeAvailable(), startRelativeAltitudeUpdates(to:withHandler:)), CMAltitudeData.
 
 extension PedometerData {
-    /// Core Motion's pedometer data; dates become seconds since `origin`.
+    /// Core Motion's pedometer data; dates become seconds since `origin`. Core Motion gives no active
+    /// time or mean cadence: the active time is its `averageActivePace` (seconds per metre, averaged
+    /// over the periods of activity only) times the distance, and the mean cadence the steps over
+    /// that time; both are 0 when Core Motion has no pace (no movement, or a device without pace).
     public init(_ d: CMPedometerData, origin: Date) {
+        let steps = d.numberOfSteps.intValue
+        let distance = d.distance?.doubleValue ?? 0
+        let activeTime = (d.averageActivePace?.doubleValue).map { $0 * distance } ?? 0
         self.init(startDate: d.startDate.timeIntervalSince(origin), endDate: d.endDate.timeIntervalSince(origin),
-                  numberOfSteps: d.numberOfSteps.intValue, distance: d.distance?.doubleValue ?? 0,
+                  numberOfSteps: steps, distance: distance,
                   floorsAscended: d.floorsAscended?.intValue, floorsDescended: d.floorsDescended?.intValue,
                   currentPace: d.currentPace?.doubleValue, currentCadence: d.currentCadence?.doubleValue,
-                  activeTime: 0, averageCadence: d.currentCadence?.doubleValue ?? 0)
+                  activeTime: activeTime, averageCadence: activeTime > 0 ? Double(steps) / activeTime : 0)
     }
 }
 
@@ -31,8 +37,9 @@ extension PedometerEvent {
 }
 
 extension AltitudeSample {
-    /// Core Motion's relative altitude: time is the sample's timestamp (seconds since boot), altitude in
-    /// metres, pressure in kilopascals (as Core Motion reports it).
+    /// Core Motion's relative altitude: time is the sample's timestamp (seconds since boot, the clock of
+    /// every Core Motion sample; ``SystemPedometer/startAltitude(_:)`` converts it to seconds since its
+    /// origin), altitude in metres, pressure in kilopascals (as Core Motion reports it).
     public init(_ a: CMAltitudeData) {
         self.init(time: a.timestamp, relativeAltitude: a.relativeAltitude.doubleValue, pressure: a.pressure.doubleValue)
     }
@@ -47,11 +54,18 @@ public final class SystemPedometer {
     public let origin: Date
 
     /// - Parameters:
-    ///   - origin: the moment event and data times count from.
-    ///   - queue: the queue the handlers run on (one serial queue for all, as Apple's session suggests).
-    public init(origin: Date = Date(), queue: OperationQueue = .main) {
+    ///   - origin: the moment event, data and altitude times count from.
+    ///   - queue: the queue the altitude handler runs on (a serial background queue by default). The
+    ///     pedometer's handlers run where Core Motion calls them: on a background thread, possibly
+    ///     concurrently with one another, so handlers that share state must synchronise.
+    public init(origin: Date = Date(), queue: OperationQueue? = nil) {
         self.origin = origin
-        self.queue = queue
+        self.queue = queue ?? {
+            let q = OperationQueue()
+            q.name = "SystemPedometer.altitude"
+            q.maxConcurrentOperationCount = 1
+            return q
+        }()
     }
 
     /// Whether pause/resume events are available on this device.
@@ -84,10 +98,19 @@ public final class SystemPedometer {
         }
     }
 
-    /// Relative altitude samples, for floors.
+    /// Relative altitude samples, for floors, with times in seconds since `origin` like the other
+    /// outputs (Core Motion stamps them in seconds since boot).
     public func startAltitude(_ handler: @escaping @Sendable (Result<AltitudeSample, any Error>) -> Void) {
+        // Seconds since boot at `origin`: uptime now minus the time elapsed since `origin`.
+        let bootToOrigin = ProcessInfo.processInfo.systemUptime - Date().timeIntervalSince(origin)
         altimeter.startRelativeAltitudeUpdates(to: queue) { data, error in
-            if let data { handler(.success(AltitudeSample(data))) } else if let error { handler(.failure(error)) }
+            if let data {
+                var sample = AltitudeSample(data)
+                sample.time -= bootToOrigin
+                handler(.success(sample))
+            } else if let error {
+                handler(.failure(error))
+            }
         }
     }
 
