@@ -81,12 +81,7 @@ public struct PoseStability: Sendable {
         if time - last > parameters.maximumInterval {
             // A gap: the hold ends at its last sample; it waits as pending like any other hold and
             // resolves as no fall (the gap already exceeds fallTime with the default parameters).
-            if last - start >= parameters.minimumHold {
-                if let p = pending, out == nil { out = p }
-                pending = finishedHold()
-                pendingReference = meanSum.normalized
-            }
-            begin(time, g)
+            endHold(andBeginAt: time, g, out: &out)
             return out
         }
         // Small angles from the dot product: θ² ≈ 2(1 − cos θ) (0.2 % low at 8°), no trigonometry per sample.
@@ -99,15 +94,21 @@ public struct PoseStability: Sendable {
             maxSquared = max(maxSquared, theta2)
             sumSquares += theta2
         } else {
-            if last - start >= parameters.minimumHold {
-                // A pending hold resolves within fallTime, before another can last minimumHold.
-                if let p = pending, out == nil { out = p }
-                pending = finishedHold()
-                pendingReference = meanSum.normalized
-            }
-            begin(time, g)
+            endHold(andBeginAt: time, g, out: &out)
         }
         return out
+    }
+
+    /// Ends the current hold, kept pending (for the fall test) when it lasted `minimumHold`, and
+    /// begins a new one at `time`; a hold still pending goes to `out` unless `out` already has one.
+    private mutating func endHold(andBeginAt time: Double, _ g: Vector3, out: inout Hold?) {
+        if last - start >= parameters.minimumHold {
+            // A pending hold resolves within fallTime, before another can last minimumHold.
+            if let p = pending, out == nil { out = p }
+            pending = finishedHold()
+            pendingReference = meanSum.normalized
+        }
+        begin(time, g)
     }
 
     /// Feeds one device-motion sample.
