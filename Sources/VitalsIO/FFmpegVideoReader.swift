@@ -162,20 +162,10 @@ public final class FFmpegVideoReader: VideoFrameReader {
                 .corrupt, "\(path): ffmpeg logged \(log.frameCount) frame times for \(index) frames; timestamps are unreliable")
         }
         // ffmpeg skips what it cannot decode and stops quietly at a cut; the container says how
-        // many frames (or seconds) there should be. Allow a little slack: edit lists, estimates.
-        let info = videoInfo
-        var shortfall: String?
-        if let expected = info.frameCountHint {
-            if Double(index) < Double(expected) * Self.minimumDecodedFraction - 2 {
-                shortfall = "only \(index) of \(expected) frames could be decoded"
-            }
-        } else if let duration = info.duration {
-            let step = 1 / (info.nominalFrameRate ?? 30)
-            let span = index == 0 ? 0 : lastTime - firstTime + step
-            if span < duration * Self.minimumDecodedFraction - 2 * step {
-                shortfall = String(format: "frames cover only %.2f of %.2f s", span, duration)
-            }
-        }
+        // long the stream is (and how many frames it holds).
+        let step = 1 / (videoInfo.nominalFrameRate ?? 30)
+        let span = index == 0 ? 0 : lastTime - firstTime + step
+        let shortfall = Self.shortfall(decodedFrames: index, span: span, info: videoInfo)
         if let shortfall {
             let reason = log.reason(prefix: "", errorsOnly: true)
             throw InputError(
@@ -205,6 +195,24 @@ public final class FFmpegVideoReader: VideoFrameReader {
     /// A video whose decodable frames (or their time span) fall short of this fraction of what its
     /// container states is reported as truncated or corrupt (5 % slack for estimated counts).
     static let minimumDecodedFraction = 0.95
+
+    /// Why `decodedFrames` frames spanning `span` seconds (first frame to one frame past the last)
+    /// fall short of what the container states, or nil when they do not: fewer frames than
+    /// ``VideoInfo/frameCountHint``, or a shorter span than ``VideoInfo/duration``, by more than
+    /// ``minimumDecodedFraction`` allows and two frames of slack.
+    static func shortfall(decodedFrames: Int, span: Double, info: VideoInfo) -> String? {
+        if let expected = info.frameCountHint,
+            Double(decodedFrames) < Double(expected) * minimumDecodedFraction - 2 {
+            return "only \(decodedFrames) of \(expected) frames could be decoded"
+        }
+        if let duration = info.duration {
+            let step = 1 / (info.nominalFrameRate ?? 30)
+            if span < duration * minimumDecodedFraction - 2 * step {
+                return String(format: "frames cover only %.2f of %.2f s", span, duration)
+            }
+        }
+        return nil
+    }
 
     /// How to get ffmpeg, for the one-line error.
     static let installHint =
@@ -283,6 +291,12 @@ public final class FFmpegVideoReader: VideoFrameReader {
         guard let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw InputError(.corrupt, "\(path): ffprobe gave no readable answer")
         }
+        return try probe(json: json, path: path)
+    }
+
+    /// The ``Probe`` of ffprobe's JSON answer (`streams` holding the first video stream, `format`).
+    /// - Throws: `InputError(.unsupportedFormat)` for no video stream, a text file or a still image.
+    static func probe(json: [String: Any], path: String) throws -> Probe {
         let streams = json["streams"] as? [[String: Any]] ?? []
         let format = json["format"] as? [String: Any] ?? [:]
         guard let s = streams.first, let w = s["width"] as? Int, let h = s["height"] as? Int, w > 0, h > 0 else {
@@ -306,12 +320,22 @@ public final class FFmpegVideoReader: VideoFrameReader {
         let pixelFormat = s["pix_fmt"] as? String ?? "unknown"
         let range = s["color_range"] as? String ?? "unknown"
         let space = s["color_space"] as? String ?? "unknown"
+        // The stream's own duration (edit lists applied), else the container's.
+        let duration = (Double(s["duration"] as? String ?? "")).flatMap { $0 > 0 ? $0 : nil }
+            ?? Double(format["duration"] as? String ?? "")
+        // nb_frames counts every frame stored, also those an edit list cuts away (a trim without
+        // re-encoding keeps the frames before the cut back to a keyframe, and ffmpeg drops them):
+        // no more than the duration holds at the average rate.
+        var frameCount = Int(s["nb_frames"] as? String ?? "")
+        if let n = frameCount, let duration, let average = rate("avg_frame_rate") {
+            frameCount = min(n, Int((duration * average).rounded()))
+        }
         return Probe(
             width: w, height: h,
             frameRate: rate("avg_frame_rate") ?? rate("r_frame_rate"),
-            duration: Double(s["duration"] as? String ?? "") ?? Double(format["duration"] as? String ?? ""),
-            frameCount: Int(s["nb_frames"] as? String ?? ""),
-            codec: s["codec_name"] as? String ?? "unknown", pixelFormat: pixelFormat,
+            duration: duration,
+            frameCount: frameCount,
+            codec: codec, pixelFormat: pixelFormat,
             fullRange: range == "pc" || pixelFormat.hasPrefix("yuvj"),
             // Untagged HD video is BT.709 by convention (what players assume); untagged SD is BT.601.
             bt709: space == "bt709" || (["unknown", "unspecified", ""].contains(space) && min(w, h) >= 720))

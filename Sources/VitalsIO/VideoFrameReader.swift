@@ -25,7 +25,8 @@ public struct VideoInfo: Sendable, Equatable, Codable {
     public var nominalFrameRate: Double?
     /// Duration in seconds from the container, or nil if unknown.
     public var duration: Double?
-    /// The container's frame count, when it states one (an estimate: the decoder decides).
+    /// The container's frame count, when it states one (an estimate: the decoder decides; ffmpeg
+    /// sources cap it at what the duration holds at the average rate, as edit lists cut frames away).
     public var frameCountHint: Int?
     /// Short description of the stream, e.g. "h264 yuv420p" or "y4m 420jpeg".
     public var codec: String
