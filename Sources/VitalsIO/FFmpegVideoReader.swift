@@ -264,7 +264,7 @@ public final class FFmpegVideoReader: VideoFrameReader {
         process.executableURL = URL(fileURLWithPath: ffprobe)
         process.arguments = [
             "-v", "error", "-select_streams", "v:0", "-show_entries",
-            "stream=codec_name,width,height,pix_fmt,avg_frame_rate,r_frame_rate,nb_frames,duration,color_range,color_space:format=duration,format_name",
+            "stream=codec_name,width,height,pix_fmt,avg_frame_rate,r_frame_rate,nb_frames,duration,start_time,color_range,color_space:stream_tags:format=duration,format_name,nb_streams",
             "-of", "json", path,
         ]
         let out = Pipe(), err = Pipe()
@@ -320,9 +320,7 @@ public final class FFmpegVideoReader: VideoFrameReader {
         let pixelFormat = s["pix_fmt"] as? String ?? "unknown"
         let range = s["color_range"] as? String ?? "unknown"
         let space = s["color_space"] as? String ?? "unknown"
-        // The stream's own duration (edit lists applied), else the container's.
-        let duration = (Double(s["duration"] as? String ?? "")).flatMap { $0 > 0 ? $0 : nil }
-            ?? Double(format["duration"] as? String ?? "")
+        let duration = streamDuration(stream: s, format: format)
         // nb_frames counts every frame stored, also those an edit list cuts away (a trim without
         // re-encoding keeps the frames before the cut back to a keyframe, and ffmpeg drops them):
         // no more than the duration holds at the average rate.
@@ -339,6 +337,32 @@ public final class FFmpegVideoReader: VideoFrameReader {
             fullRange: range == "pc" || pixelFormat.hasPrefix("yuvj"),
             // Untagged HD video is BT.709 by convention (what players assume); untagged SD is BT.601.
             bt709: space == "bt709" || (["unknown", "unspecified", ""].contains(space) && min(w, h) >= 720))
+    }
+
+    /// The video stream's length, seconds: its own duration (edit lists applied); for Matroska and
+    /// WebM, which state none, the `DURATION` tag muxers write per track (the end time of its last
+    /// frame, so the stream's start time is taken off); the container's duration only when the
+    /// file holds this one stream (it is the longest stream's, and audio may outlast the video);
+    /// otherwise nil.
+    static func streamDuration(stream s: [String: Any], format: [String: Any]) -> Double? {
+        if let d = Double(s["duration"] as? String ?? ""), d > 0 { return d }
+        let tags = s["tags"] as? [String: Any] ?? [:]
+        if let text = tags.first(where: { $0.key.uppercased() == "DURATION" })?.value as? String,
+            let end = matroskaDuration(text) {
+            let start = Double(s["start_time"] as? String ?? "") ?? 0
+            let d = end - max(0, start)
+            return d > 0 ? d : nil
+        }
+        if format["nb_streams"] as? Int == 1, let d = Double(format["duration"] as? String ?? ""), d > 0 { return d }
+        return nil
+    }
+
+    /// Seconds of a Matroska duration tag, "HH:MM:SS.nnnnnnnnn" (nil when it is not one).
+    static func matroskaDuration(_ text: String) -> Double? {
+        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, let h = Int(parts[0]), let m = Int(parts[1]), let sec = Double(parts[2]),
+            h >= 0, (0..<60).contains(m), sec >= 0, sec < 60 else { return nil }
+        return Double(h * 3600 + m * 60) + sec
     }
 }
 

@@ -71,4 +71,52 @@ struct FFmpegProbeTests {
         _ = FileManager.default.createFile(atPath: half, contents: bytes.prefix(bytes.count / 2))
         #expect(inputErrorCode { _ = try FFmpegVideoReader(path: half).colorSamples() } == .corrupt)
     }
+
+    @Test func matroskaVideoIsMeasuredByItsOwnDurationTagNotTheLongerAudio() throws {
+        // 3 s of VP8 video and 8 s of Opus in WebM (ffprobe's answer for the video stream): the
+        // container's 8.008 s is the audio's; the video's tag ends at 3.007 s and it starts at 0.007 s.
+        let stream: [String: Any] = [
+            "avg_frame_rate": "30/1", "r_frame_rate": "30/1", "start_time": "0.007000",
+            "tags": ["ENCODER": "Lavc59.37.100 libvpx", "DURATION": "00:00:03.007000000"],
+        ]
+        let format: [String: Any] = ["format_name": "matroska,webm", "duration": "8.008000", "nb_streams": 2]
+        let probe = try FFmpegVideoReader.probe(json: probeJSON(stream: stream, format: format), path: "a.webm")
+        #expect(abs(probe.duration! - 3.0) < 1e-9)
+        #expect(FFmpegVideoReader.shortfall(decodedFrames: 90, span: 3.0, info: sourceInfo(probe)) == nil)
+        // No tag: the container's duration stands for the video only when it is the file's one stream.
+        var untagged = stream
+        untagged["tags"] = nil
+        #expect(try FFmpegVideoReader.probe(json: probeJSON(stream: untagged, format: format), path: "a.mkv").duration == nil)
+        var single = format
+        single["nb_streams"] = 1
+        #expect(try FFmpegVideoReader.probe(json: probeJSON(stream: untagged, format: single), path: "a.mkv").duration == 8.008)
+    }
+
+    @Test func matroskaDurationTagsParseAsHoursMinutesSeconds() {
+        #expect(FFmpegVideoReader.matroskaDuration("00:00:03.007000000") == 3.007)
+        #expect(FFmpegVideoReader.matroskaDuration("01:02:03.5") == 3723.5)
+        for bad in ["", "3.0", "00:61:00.0", "00:00:xx", "-1:00:00.0", "00:00:00:00"] {
+            #expect(FFmpegVideoReader.matroskaDuration(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test(.enabled(if: ffmpegAvailable))
+    func matroskaWithAudioLongerThanItsVideoDecodesWithoutATruncationError() throws {
+        let mkv = temporaryPath("long-audio.mkv")
+        try #require(try runFFmpeg([
+            "-f", "lavfi", "-i", "testsrc=s=64x48:r=30:d=3", "-f", "lavfi", "-i", "sine=duration=8",
+            "-c:v", "ffv1", "-c:a", "pcm_s16le", mkv,
+        ]))
+        #expect(try FFmpegVideoReader(path: mkv).colorSamples().count == 90)
+
+        // Both streams 6 s, the second half of the file missing: still truncated.
+        let both = temporaryPath("both.mkv"), half = temporaryPath("both-half.mkv")
+        try #require(try runFFmpeg([
+            "-f", "lavfi", "-i", "testsrc=s=64x48:r=30:d=6", "-f", "lavfi", "-i", "sine=duration=6",
+            "-c:v", "ffv1", "-c:a", "pcm_s16le", both,
+        ]))
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: both))
+        _ = FileManager.default.createFile(atPath: half, contents: bytes.prefix(bytes.count / 2))
+        #expect(inputErrorCode { _ = try FFmpegVideoReader(path: half).colorSamples() } == .corrupt)
+    }
 }
