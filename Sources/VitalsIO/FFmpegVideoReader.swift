@@ -32,10 +32,14 @@ public final class FFmpegVideoReader: VideoFrameReader {
     public let path: String
     public let options: Options
     public let videoInfo: VideoInfo
-    /// The Y'CbCr encoding of delivered 4:2:0 frames: range and matrix as the stream declares; when
-    /// it does not, video range (as ffmpeg assumes), and BT.709 for HD (a side of 720 pixels or
-    /// more) or BT.601 below, the convention players follow.
+    /// The Y'CbCr encoding of delivered 4:2:0 frames: range as the stream declares (video range
+    /// when it does not, as ffmpeg assumes); the matrix the stream declares when it is BT.601,
+    /// BT.709 or BT.2020, else the nearest of them (ffmpeg converts); for untagged or RGB sources,
+    /// BT.709 for HD (a side of 720 pixels or more) and BT.601 below, the convention players follow.
+    /// ffmpeg is told both matrices, so the samples delivered are always in this encoding.
     public let encoding: YCbCrEncoding
+    /// The matrix ffmpeg takes the source's Y'CbCr samples to be in (its `in_color_matrix` name).
+    private let sourceMatrix: String
     private let ffmpeg: String
     /// `-fps_mode` (ffmpeg 5.1+) or its older spelling `-vsync`.
     private let fpsModeFlag: String
@@ -70,7 +74,8 @@ public final class FFmpegVideoReader: VideoFrameReader {
             width: w, height: h, sourceWidth: probe.width, sourceHeight: probe.height,
             nominalFrameRate: probe.frameRate, duration: probe.duration, frameCountHint: probe.frameCount,
             codec: "\(probe.codec) \(probe.pixelFormat)")
-        encoding = YCbCrEncoding(range: probe.fullRange ? .full : .video, matrix: probe.bt709 ? .bt709 : .bt601)
+        encoding = YCbCrEncoding(range: probe.fullRange ? .full : .video, matrix: probe.matrix)
+        sourceMatrix = probe.sourceMatrix
     }
 
     // MARK: Reading
@@ -80,8 +85,10 @@ public final class FFmpegVideoReader: VideoFrameReader {
         let format: PixelFormat = options.bgra ? .bgra : .yuv420BiPlanar(encoding)
         let frameBytes = Frame.packedByteCount(format: format, width: w, height: h)
         let range = encoding.range == .full ? "pc" : "tv"
-        var filter = "scale=\(w):\(h):flags=area"
-        if !options.bgra { filter += ":out_range=\(range)" }
+        // Both matrices named: left to itself, swscale takes untagged Y'CbCr for BT.601 and
+        // converts RGB sources with BT.601, whatever `encoding` says.
+        var filter = "scale=\(w):\(h):flags=area:in_color_matrix=\(sourceMatrix)"
+        if !options.bgra { filter += ":out_color_matrix=\(Self.swscaleName(encoding.matrix)):out_range=\(range)" }
         filter += ",showinfo=checksum=0"
         var arguments = ["-hide_banner", "-nostats", "-nostdin", "-loglevel", "info", "-noautorotate"]
         if let t = options.threads { arguments += ["-threads", String(t)] }
@@ -255,7 +262,9 @@ public final class FFmpegVideoReader: VideoFrameReader {
         var width: Int, height: Int
         var frameRate: Double?, duration: Double?, frameCount: Int?
         var codec: String, pixelFormat: String
-        var fullRange: Bool, bt709: Bool
+        var fullRange: Bool
+        /// The matrix of the source's samples (swscale's name) and the one delivered.
+        var sourceMatrix: String, matrix: YCbCrEncoding.Matrix
     }
 
     /// The first video stream's size, rate, length and colour tags, from ffprobe's JSON.
@@ -319,7 +328,7 @@ public final class FFmpegVideoReader: VideoFrameReader {
         }
         let pixelFormat = s["pix_fmt"] as? String ?? "unknown"
         let range = s["color_range"] as? String ?? "unknown"
-        let space = s["color_space"] as? String ?? "unknown"
+        let matrices = colorMatrices(space: s["color_space"] as? String ?? "unknown", width: w, height: h)
         let duration = streamDuration(stream: s, format: format)
         // nb_frames counts every frame stored, also those an edit list cuts away (a trim without
         // re-encoding keeps the frames before the cut back to a keyframe, and ffmpeg drops them):
@@ -335,8 +344,32 @@ public final class FFmpegVideoReader: VideoFrameReader {
             frameCount: frameCount,
             codec: codec, pixelFormat: pixelFormat,
             fullRange: range == "pc" || pixelFormat.hasPrefix("yuvj"),
-            // Untagged HD video is BT.709 by convention (what players assume); untagged SD is BT.601.
-            bt709: space == "bt709" || (["unknown", "unspecified", ""].contains(space) && min(w, h) >= 720))
+            sourceMatrix: matrices.source, matrix: matrices.delivered)
+    }
+
+    /// The matrix a stream's samples are in, by swscale's name (`in_color_matrix`), and the one to
+    /// deliver, for ffprobe's `color_space`: BT.601, BT.709 and BT.2020 (constant luminance taken
+    /// as non-constant, as swscale does) pass through; FCC and SMPTE 240M are converted to the
+    /// nearest; anything else (untagged, RGB, YCgCo, ...) is BT.709 for HD (a side of 720 pixels
+    /// or more) and BT.601 below, what players assume for untagged video.
+    static func colorMatrices(space: String, width: Int, height: Int) -> (source: String, delivered: YCbCrEncoding.Matrix) {
+        switch space {
+        case "bt709": ("bt709", .bt709)
+        case "bt470bg", "smpte170m": ("bt601", .bt601)
+        case "bt2020nc", "bt2020c": ("bt2020", .bt2020)
+        case "fcc": ("fcc", .bt601)
+        case "smpte240m": ("smpte240m", .bt709)
+        default: min(width, height) >= 720 ? ("bt709", .bt709) : ("bt601", .bt601)
+        }
+    }
+
+    /// swscale's name of `matrix` (the scale filter's `in_color_matrix` / `out_color_matrix`).
+    static func swscaleName(_ matrix: YCbCrEncoding.Matrix) -> String {
+        switch matrix {
+        case .bt601: "bt601"
+        case .bt709: "bt709"
+        case .bt2020: "bt2020"
+        }
     }
 
     /// The video stream's length, seconds: its own duration (edit lists applied); for Matroska and

@@ -119,4 +119,76 @@ struct FFmpegProbeTests {
         _ = FileManager.default.createFile(atPath: half, contents: bytes.prefix(bytes.count / 2))
         #expect(inputErrorCode { _ = try FFmpegVideoReader(path: half).colorSamples() } == .corrupt)
     }
+
+    @Test func theDeliveredMatrixIsTheDeclaredOneOrItsNearestAndUntaggedFollowsThePlayersConvention() {
+        let cases: [(String, Int, Int, String, YCbCrEncoding.Matrix)] = [
+            ("bt709", 640, 480, "bt709", .bt709), ("smpte170m", 1920, 1080, "bt601", .bt601),
+            ("bt470bg", 640, 480, "bt601", .bt601), ("bt2020nc", 3840, 2160, "bt2020", .bt2020),
+            ("bt2020c", 1920, 1080, "bt2020", .bt2020), ("fcc", 640, 480, "fcc", .bt601),
+            ("smpte240m", 1920, 1080, "smpte240m", .bt709),
+            // Untagged, or RGB ("gbr"): by size, a side of 720 pixels making HD.
+            ("unknown", 1280, 720, "bt709", .bt709), ("unknown", 1080, 1920, "bt709", .bt709),
+            ("unknown", 640, 480, "bt601", .bt601), ("gbr", 1280, 720, "bt709", .bt709),
+            ("reserved", 320, 240, "bt601", .bt601),
+        ]
+        for (space, w, h, source, delivered) in cases {
+            let m = FFmpegVideoReader.colorMatrices(space: space, width: w, height: h)
+            #expect(m.source == source && m.delivered == delivered, "\(space) \(w)x\(h)")
+        }
+    }
+
+    /// A solid (200, 50, 30) video made from RGB by ffmpeg: converted to Y'CbCr with `matrix`
+    /// (swscale's name), tagged `colorspace` (none when nil), in `pixelFormat` and `range`; or left
+    /// RGB when `matrix` is nil.
+    func solidVideo(_ name: String, size: String, matrix: String?, colorspace: String?, pixelFormat: String = "yuv420p",
+                    range: String = "tv", codec: String = "ffv1") throws -> String {
+        let path = temporaryPath(name)
+        var filter = "format=rgb24"
+        var tags: [String] = []
+        if let matrix {
+            filter += ",scale=out_color_matrix=\(matrix):out_range=\(range),format=\(pixelFormat)"
+            tags = ["-color_range", range] + (colorspace.map { ["-colorspace", $0] } ?? [])
+        }
+        try #require(try runFFmpeg(
+            ["-f", "lavfi", "-i", "color=c=0xC8321E:s=\(size):r=10:d=0.3", "-vf", filter] + tags + ["-c:v", codec, path]))
+        return path
+    }
+
+    @Test(.enabled(if: ffmpegAvailable))
+    func solidColourReadsBackForEveryMatrixAndForRGBSources() throws {
+        // The tolerance is the 8-bit video-range quantisation of the Y'CbCr samples: a luma step
+        // is 255/219 = 1.16 levels of R, G and B, a chroma step up to 1.86 (B, BT.709), and
+        // swscale's RGB -> Y'CbCr truncates (Cr 194 where 194.69 is exact) rather than rounds.
+        // Decoding with the wrong matrix misses by 5 to 14 levels.
+        let tolerance = 2.5
+        // SMPTE 240M samples are converted to BT.709 by swscale (a second rounding), and BGRA
+        // output is swscale's Y'CbCr -> RGB, which reads about 3 levels low on every channel here.
+        let convertedTolerance = 4.0
+        let videos = [
+            try solidVideo("solid-601.mkv", size: "640x480", matrix: "bt601", colorspace: "smpte170m"),
+            try solidVideo("solid-709.mkv", size: "1280x720", matrix: "bt709", colorspace: "bt709"),
+            try solidVideo("solid-709-sd.mkv", size: "640x480", matrix: "bt709", colorspace: "bt709"),
+            try solidVideo("solid-601-hd.mkv", size: "1280x720", matrix: "bt601", colorspace: "bt470bg"),
+            try solidVideo(
+                "solid-2020.mkv", size: "1280x720", matrix: "bt2020", colorspace: "bt2020nc", pixelFormat: "yuv420p10le"),
+            try solidVideo("solid-2020-full.mkv", size: "640x480", matrix: "bt2020", colorspace: "bt2020nc", range: "pc"),
+            try solidVideo("solid-240m.mkv", size: "1280x720", matrix: "smpte240m", colorspace: "smpte240m"),
+            try solidVideo("solid-untagged-hd.mkv", size: "1280x720", matrix: "bt709", colorspace: nil),
+            try solidVideo("solid-untagged-sd.mkv", size: "640x480", matrix: "bt601", colorspace: nil),
+            try solidVideo("solid-rgb-hd.mov", size: "1280x720", matrix: nil, colorspace: nil, codec: "png"),
+            try solidVideo("solid-rgb-sd.mov", size: "640x480", matrix: nil, colorspace: nil, codec: "png"),
+        ]
+        for path in videos {
+            for bgra in [false, true] {
+                let samples = try FFmpegVideoReader(path: path, options: .init(maxDimension: 64, bgra: bgra)).colorSamples()
+                try #require(samples.count == 3)
+                let c = samples[1]
+                let name = URL(fileURLWithPath: path).lastPathComponent + (bgra ? " bgra" : "")
+                let tolerance = bgra || name.contains("240m") ? convertedTolerance : tolerance
+                #expect(abs(c.red - 200) <= tolerance, "\(name): R \(c.red)")
+                #expect(abs(c.green - 50) <= tolerance, "\(name): G \(c.green)")
+                #expect(abs(c.blue - 30) <= tolerance, "\(name): B \(c.blue)")
+            }
+        }
+    }
 }
