@@ -73,7 +73,7 @@ public final class FFmpegVideoReader: VideoFrameReader {
         videoInfo = VideoInfo(
             width: w, height: h, sourceWidth: probe.width, sourceHeight: probe.height,
             nominalFrameRate: probe.frameRate, duration: probe.duration, frameCountHint: probe.frameCount,
-            codec: "\(probe.codec) \(probe.pixelFormat)")
+            codec: "\(probe.codec) \(probe.pixelFormat)", timestampResolution: probe.timeBase)
         encoding = YCbCrEncoding(range: probe.fullRange ? .full : .video, matrix: probe.matrix)
         sourceMatrix = probe.sourceMatrix
     }
@@ -261,6 +261,8 @@ public final class FFmpegVideoReader: VideoFrameReader {
     struct Probe {
         var width: Int, height: Int
         var frameRate: Double?, duration: Double?, frameCount: Int?
+        /// Seconds per timestamp tick.
+        var timeBase: Double?
         var codec: String, pixelFormat: String
         var fullRange: Bool
         /// The matrix of the source's samples (swscale's name) and the one delivered.
@@ -273,7 +275,7 @@ public final class FFmpegVideoReader: VideoFrameReader {
         process.executableURL = URL(fileURLWithPath: ffprobe)
         process.arguments = [
             "-v", "error", "-select_streams", "v:0", "-show_entries",
-            "stream=codec_name,width,height,pix_fmt,avg_frame_rate,r_frame_rate,nb_frames,duration,start_time,color_range,color_space:stream_tags:format=duration,format_name,nb_streams",
+            "stream=codec_name,width,height,pix_fmt,avg_frame_rate,r_frame_rate,nb_frames,duration,start_time,time_base,color_range,color_space:stream_tags:format=duration,format_name,nb_streams",
             "-of", "json", path,
         ]
         let out = Pipe(), err = Pipe()
@@ -341,7 +343,7 @@ public final class FFmpegVideoReader: VideoFrameReader {
             width: w, height: h,
             frameRate: rate("avg_frame_rate") ?? rate("r_frame_rate"),
             duration: duration,
-            frameCount: frameCount,
+            frameCount: frameCount, timeBase: rate("time_base"),
             codec: codec, pixelFormat: pixelFormat,
             fullRange: range == "pc" || pixelFormat.hasPrefix("yuvj"),
             sourceMatrix: matrices.source, matrix: matrices.delivered)

@@ -30,10 +30,14 @@ public struct VideoInfo: Sendable, Equatable, Codable {
     public var frameCountHint: Int?
     /// Short description of the stream, e.g. "h264 yuv420p" or "y4m 420jpeg".
     public var codec: String
+    /// Seconds per timestamp tick (the stream's time base: 0.001 for Matroska), or nil when frame
+    /// times are computed exactly (Y4M) or the tick is unknown. Each frame time is rounded to it,
+    /// so an interval between two frames is off by up to one tick.
+    public var timestampResolution: Double?
 
     public init(
         width: Int, height: Int, sourceWidth: Int, sourceHeight: Int, nominalFrameRate: Double?,
-        duration: Double?, frameCountHint: Int?, codec: String
+        duration: Double?, frameCountHint: Int?, codec: String, timestampResolution: Double? = nil
     ) {
         self.width = width
         self.height = height
@@ -43,6 +47,7 @@ public struct VideoInfo: Sendable, Equatable, Codable {
         self.duration = duration
         self.frameCountHint = frameCountHint
         self.codec = codec
+        self.timestampResolution = timestampResolution
     }
 }
 
