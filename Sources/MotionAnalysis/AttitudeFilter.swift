@@ -24,7 +24,8 @@ public struct AttitudeFilter: Sendable {
         /// nil: the fixed complementary gain below. Default `NoiseModel()`.
         public var noise: NoiseModel?
         /// Without `noise`: how fast gravity is pulled toward a trusted accelerometer reading, rad/s per unit
-        /// misalignment (1/time constant). Default 1/s: a 1-s time constant.
+        /// misalignment (1/time constant). Default 1/s: a 1-s time constant. Over an interval longer than
+        /// 1/gain the turn is capped at the misalignment: gravity never turns past the accelerometer.
         public var correctionGain: Double
         /// Without `noise`: the pull is full when | |a| − 1 g | is 0 and zero from this many g away. Default 0.2 g
         /// (best of 0.05...0.3 on Exermote individuals 1-3).
@@ -145,8 +146,21 @@ public struct AttitudeFilter: Sendable {
                 let trust = max(0, 1 - abs(m - 1) / parameters.accelerationTolerance)
                 if trust > 0 {
                     let g = q.conjugate.rotate(Vector3(x: 0, y: 0, z: -1))
-                    let correction = (parameters.correctionGain * trust) * (s.acceleration / m).cross(g)
-                    q = q * Quaternion(rotationVector: correction * dt)
+                    let k = parameters.correctionGain * trust * dt
+                    let a = s.acceleration / m
+                    let axis = a.cross(g)
+                    if k <= 1 {
+                        // |a × g| = sin θ ≤ θ: a turn of k sin θ never passes the accelerometer.
+                        q = q * Quaternion(rotationVector: ((parameters.correctionGain * trust) * axis) * dt)
+                    } else {
+                        // A long interval (dt > 1 / gain): k sin θ could turn gravity past the
+                        // accelerometer's reading; the turn is capped at the misalignment θ itself.
+                        let sine = axis.magnitude
+                        if sine > 0 {
+                            let angle = atan2(sine, a.dot(g))
+                            q = q * Quaternion(rotationVector: axis * (min(k * sine, angle) / sine))
+                        }
+                    }
                 }
             }
             attitude = Attitude(quaternion: q)

@@ -30,6 +30,10 @@ public struct PoseStability: Sendable {
         public var fallAngle = 45.0
         /// ... within this long after the hold (s) is a fall. Keep it below `minimumHold`.
         public var fallTime = 1.0
+        /// An interval between samples longer than this (s) ends the hold in progress and starts anew:
+        /// nothing is known of the gap. Default 1 s, `fallTime`: after a longer gap a turn can no longer
+        /// be timed, so a hold ended by a gap is never a fall.
+        public var maximumInterval = 1.0
         public init() {}
     }
 
@@ -59,16 +63,29 @@ public struct PoseStability: Sendable {
         var out: Hold?
         let g = gravity.normalized
         if var p = pending {
-            if g.dot(pendingReference) < cosFallAngle {
-                p.endedInFall = true
+            // Later than fallTime after the hold (a gap in the samples) the turn is not a fall,
+            // however large.
+            if time - p.end > parameters.fallTime {
                 out = p
                 pending = nil
-            } else if time - p.end > parameters.fallTime {
+            } else if g.dot(pendingReference) < cosFallAngle {
+                p.endedInFall = true
                 out = p
                 pending = nil
             }
         }
         if !started {
+            begin(time, g)
+            return out
+        }
+        if time - last > parameters.maximumInterval {
+            // A gap: the hold ends at its last sample; it waits as pending like any other hold and
+            // resolves as no fall (the gap already exceeds fallTime with the default parameters).
+            if last - start >= parameters.minimumHold {
+                if let p = pending, out == nil { out = p }
+                pending = finishedHold()
+                pendingReference = meanSum.normalized
+            }
             begin(time, g)
             return out
         }

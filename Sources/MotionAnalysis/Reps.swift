@@ -348,7 +348,7 @@ public struct RepCounter: Sendable {
         let scale = re[0]  // = ac0 times the transform's normalisation
         var ac = [Double](repeating: -.infinity, count: maxLag + 1)
         var bestLag = minLag, best = -Double.infinity
-        for lag in minLag..<maxLag {
+        for lag in minLag...maxLag {  // the period range is closed: its upper end is a candidate too
             let r = re[lag] / scale / (1 - Double(lag) / Double(n))
             ac[lag] = r
             if r > best { best = r; bestLag = lag }
@@ -358,7 +358,7 @@ public struct RepCounter: Sendable {
         var divisor = 2
         while bestLag / divisor >= minLag {
             let target = Double(bestLag) / Double(divisor)
-            let lo = max(minLag, Int(target * 0.85)), hi = min(maxLag - 1, Int((target * 1.15).rounded(.up)))
+            let lo = max(minLag, Int(target * 0.85)), hi = min(maxLag, Int((target * 1.15).rounded(.up)))
             if lo <= hi, let k = (lo...hi).max(by: { ac[$0] < ac[$1] }), ac[k] >= p.subharmonicRatio * best {
                 bestLag = k
                 break

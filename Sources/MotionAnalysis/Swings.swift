@@ -321,7 +321,8 @@ public enum SwingAnalysis {
     /// Detects swings in `motion` (time-ordered).
     /// - Parameters:
     ///   - sampleRate: the recording's rate in Hz; SwingWatch's 1-s buffer is sized for it.
-    ///   - maximumInterval: a longer interval between samples (s) restarts the detector.
+    ///   - maximumInterval: a longer interval between samples (s) restarts the detector (in `.strokes`
+    ///     mode it replaces `strokes.maximumInterval`; the default 0.5 s is that parameter's default).
     public static func run(_ motion: [DeviceMotion], mode: SwingMode, wrist: Wrist, sampleRate: Double,
                            swingWatch: SwingWatchDetector.Parameters = .init(),
                            strokes: StrokeDetector.Parameters = .init(),
@@ -330,6 +331,7 @@ public enum SwingAnalysis {
         case .strokes:
             var p = strokes
             p.maximumSampleRate = max(p.maximumSampleRate, sampleRate)  // the ring holds the whole window
+            p.maximumInterval = maximumInterval
             var d = StrokeDetector(parameters: p, wrist: wrist)
             return d.process(motion)
         case .swingwatch:

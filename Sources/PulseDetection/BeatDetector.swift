@@ -30,6 +30,10 @@ public struct BeatDetector: Sendable {
         public var minimumStrength: Double = 0.3
         /// How many recent beats set the typical steepness.
         public var strengthMemory: Int = 8
+        /// Slope maxima this soon after a (re)start are not upstrokes: the band-pass filter starts
+        /// from rest while the signal is already moving, and its output needs about the rise time
+        /// of its 5-Hz edge (~0.1 s) to follow (a103l's first "beat" sat 7.5 ms into the file).
+        public var startupSeconds: Double = 0.1
         public init() {}
     }
 
@@ -44,12 +48,15 @@ public struct BeatDetector: Sendable {
     private var d2 = 0.0  // first difference at index - 2
     private var previous = 0.0
     private var primed = 0
+    /// Time of the stretch's first sample.
+    private var startTime = 0.0
     private var held: (time: Double, slope: Double)?
     private var lastBeatTime: Double?
     private var strengths: SortedRing
     /// The upstroke found at the latest sample, if any: every local maximum of the slope, before any
-    /// decision (input to ``BeatTracker``). Strength is relative to the typical recent beat.
-    public private(set) var candidate: (time: Double, strength: Double)?
+    /// decision (input to ``BeatTracker``). Strength is relative to the typical recent beat (1 before
+    /// the first); `slope` is the steepness itself (waveform units per sample).
+    public private(set) var candidate: (time: Double, strength: Double, slope: Double)?
     /// Median steepness of recent beats (waveform units per sample), once a beat is known.
     public private(set) var typical: Double?
 
@@ -80,7 +87,10 @@ public struct BeatDetector: Sendable {
             d1 = d0
         }
         candidate = nil
-        guard primed >= 3 else { return nil }
+        if primed == 1 { startTime = time }
+        // The first sample has no previous one: its difference is not a slope, so a slope maximum
+        // needs three real differences (d2, d1, d0), i.e. four samples.
+        guard primed >= 4 else { return nil }
         var decided: Beat?
         let delay = min(settings.maximumDelay, settings.delayFraction * expectedPeriod)
         if let h = held, time - h.time >= delay {
@@ -92,8 +102,9 @@ public struct BeatDetector: Sendable {
             let v = Peaks.parabolicVertex(d2, d1, d0)
             // d1 is centred half a sample before index n - 1, i.e. 1.5 samples before `time`.
             let t = time - (1.5 - max(-0.5, min(0.5, v.offset))) / rate
+            guard t >= startTime + settings.startupSeconds else { return decided }
             let slope = v.value
-            candidate = (t, typical.map { slope / $0 } ?? 1)
+            candidate = (t, typical.map { slope / $0 } ?? 1, slope)
             if let h = held {
                 if slope > h.slope { held = (t, slope) }
             } else {

@@ -31,6 +31,14 @@ public struct ColorSample: Sendable, Equatable {
         return h
     }
 
+    /// Hue in degrees centred on red, -180..<180 (``hue`` with the angles from 180 up taken
+    /// negative). A fingertip's colour sits near red, where ``hue`` wraps between 359 and 0 whenever
+    /// green and blue cross; this one moves smoothly there.
+    public var signedHue: Double {
+        let h = hue
+        return h >= 180 ? h - 360 : h
+    }
+
     /// Saturation, 0...1, from the HSV model; 0 for black.
     public var saturation: Double {
         let maxC = max(red, green, blue)

@@ -135,7 +135,7 @@ public struct FrameSampler: Sendable, Hashable {
 
     /// How many of `length` consecutive positions a stride of `stride` visits, starting at the first.
     @inline(__always)
-    static func count(_ length: Int, _ stride: Int) -> Int { (length + stride - 1) / stride }
+    static func count(_ length: Int, _ stride: Int) -> Int { length <= 0 ? 0 : (length - 1) / stride + 1 }
 
     // MARK: Kernels
 
@@ -151,7 +151,7 @@ public struct FrameSampler: Sendable, Hashable {
         if stride == 1 {
             return vectorSums(plane, rect, bytesPerSample: bytesPerSample, stride: 1, masked: false)
         }
-        if stride * bytesPerSample <= 16 && stride & (stride - 1) == 0 {
+        if stride <= 16 / bytesPerSample && stride & (stride - 1) == 0 {
             return vectorSums(plane, rect, bytesPerSample: bytesPerSample, stride: stride, masked: true)
         }
         return scalarSums(plane, rect, bytesPerSample: bytesPerSample, stride: stride)
@@ -304,9 +304,8 @@ public struct FrameSampler: Sendable, Hashable {
         var totals = SIMD4<UInt64>(repeating: 0)
         let n = count(rect.x1 - rect.x0, stride)
         let step = bytesPerSample &* stride
-        var y = rect.y0
-        while y < rect.y1 {
-            let row = plane.baseAddress + y * plane.bytesPerRow + rect.x0 * bytesPerSample
+        for r in 0..<count(rect.y1 - rect.y0, stride) {
+            let row = plane.baseAddress + (rect.y0 + r * stride) * plane.bytesPerRow + rect.x0 * bytesPerSample
             switch bytesPerSample {
             case 4:
                 // 16-bit fields in 32-bit words: at most 256 pixels before widening (256 x 255 < 65536).
@@ -343,7 +342,6 @@ public struct FrameSampler: Sendable, Hashable {
                 }
                 totals[0] &+= s
             }
-            y += stride
         }
         return totals
     }

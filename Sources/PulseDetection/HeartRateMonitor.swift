@@ -172,8 +172,10 @@ public actor HeartRateMonitor {
         return events
     }
 
-    /// Stops the running session: the source stops, event sequences finish once read, no further
-    /// handler is called (one already in progress completes). Does nothing when idle.
+    /// Stops the running session: the source stops, event sequences finish once read, and no further
+    /// event reaches the handlers or the delegate (one already in progress completes). The session's
+    /// `onStop` handler and the delegate's `didStopWith` still run once, as at the end of every
+    /// session, when its pipeline winds down. Does nothing when idle.
     public func stop() async {
         switch state {
         case .idle:
@@ -227,7 +229,13 @@ public actor HeartRateMonitor {
             state = .idle
             await source.stop()
         }
-        if let failed { failure = failed }
+        // A session started since then owns `failure`: an error of this one must not overwrite it.
+        let superseded: Bool
+        switch state {
+        case .idle: superseded = false
+        case .starting(let s), .running(let s, _, _): superseded = s != session
+        }
+        if let failed, !superseded { failure = failed }
         await handlers.onStop?(failed)
         await delegate?.heartRateMonitor(self, didStopWith: failed)
         // Last, so that a consumer whose sequence ends finds `failure` set and the stop handlers done

@@ -12,7 +12,8 @@ import SignalProcessing
 /// confidence reaches `minimumConfidence`.
 ///
 /// Colour inputs give four channels: red, green, blue (inverted: more blood, less light) and hue
-/// (oriented by its correlation with the best colour channel). PPG inputs give one channel, taken as
+/// (``ColorSample/signedHue``: centred on red, so that it does not wrap at a fingertip's colour;
+/// oriented by its correlation with the best colour channel). PPG inputs give one channel, taken as
 /// recorded (larger = more blood).
 ///
 /// Inputs with non-finite values or values beyond ±``maximumMagnitude``, or whose time does not
@@ -118,7 +119,7 @@ public struct PulseAnalyzer: Sendable {
     /// Per channel, the next sample of the block to append to its beat-shape history.
     private var shapeCursors: [Int] = []
     /// Upstrokes seen before the first rate estimate, per channel (bounded).
-    private var earlyCandidates: [RingBuffer<(time: Double, strength: Double)>] = []
+    private var earlyCandidates: [RingBuffer<(time: Double, strength: Double, slope: Double)>] = []
     private var hasPeriod = false
     private var lastConfirmed: Double?
     private var lastValues: [Double] = []
@@ -246,6 +247,9 @@ public struct PulseAnalyzer: Sendable {
         for ch in beatFilters.indices { beatFilters[ch].retune(to: design) }
     }
 
+    /// Percentile of the held candidates' slopes that their strengths are relative to at release.
+    static let earlyReferencePercentile = 80.0
+
     /// Starts a new stretch of signal: filters, detectors and the rate history start afresh.
     private mutating func restart() {
         guard let color = isColor else { return }
@@ -367,7 +371,7 @@ public struct PulseAnalyzer: Sendable {
         switch input {
         case .color(let c):
             color = true
-            (v0, v1, v2, v3) = (c.red, c.green, c.blue, c.hue)
+            (v0, v1, v2, v3) = (c.red, c.green, c.blue, c.signedHue)
         case .ppg(_, let v):
             color = false
             v0 = v
@@ -382,12 +386,15 @@ public struct PulseAnalyzer: Sendable {
             return
         }
         if let last = lastTime {
-            guard t > last else {
+            // A clock that jumps back by more than a gap (a source that restarted its clock) starts
+            // a new stretch, as a gap does; a smaller step back or a repeat is skipped and counted.
+            guard t > last || last - t > settings.maximumGap else {
                 rejections.nonIncreasingTime += 1
                 return
             }
-            if t - last > settings.maximumGap {
+            if abs(t - last) > settings.maximumGap {
                 flush(block, emit: emit)
+                finish(emit: emit)
                 emit(.gap(from: last, to: t))
                 restart()
             }
@@ -396,6 +403,7 @@ public struct PulseAnalyzer: Sendable {
         if case .color(let c) = input {
             if let event = contact.process(c) {
                 flush(block, emit: emit)
+                if case .contactLost = event { finish(emit: emit) }
                 emit(event)
                 if case .contactLost = event { restart() }
             }
@@ -504,7 +512,9 @@ public struct PulseAnalyzer: Sendable {
         }
     }
 
-    /// Ends the stream: confirms the beats still inside the beat tracker's decision lag.
+    /// Ends the stream: confirms the beats still inside the beat tracker's decision lag. The
+    /// analyzer does the same itself at the end of each stretch (before a `.gap` or `.contactLost`
+    /// event), so no beat is lost to a restart.
     public mutating func finish(emit: (PulseEvent) -> Void) {
         guard selected < trackers.count else { return }
         var confirmed: [Beat] = []
@@ -561,9 +571,10 @@ public struct PulseAnalyzer: Sendable {
                         catchUpShapes(base, through: k, channel: ch)
                         confirm(confirmed, emit: emit)
                     }
-                } else if earlyCandidates[ch].count < earlyCandidates[ch].capacity {
-                    // Held until the first rate estimate gives the beat tracker a period.
-                    earlyCandidates[ch].append(c)
+                } else {
+                    // Held until the first confident rate gives the beat tracker a period (the
+                    // latest ones, when that takes longer than the buffer holds).
+                    _ = earlyCandidates[ch].append(c)
                 }
             }
             if showsLive, trackers[ch].hasLiveCandidate, var beat = trackers[ch].live(now: time, delay: liveDelay) {
@@ -603,13 +614,24 @@ public struct PulseAnalyzer: Sendable {
         let period = 60 / u.bpm
         for ch in 0..<n { detectors[ch].expectedPeriod = period }
         retuneBeatBand(forPeriod: period)
-        if !hasPeriod {
+        // The held candidates are chosen among by the first period the tracker is confident of: a
+        // declined first estimate (often twice the rate, as the window fills) would make dicrotic
+        // waves into beats.
+        if !hasPeriod && u.confidence >= settings.minimumConfidence {
             hasPeriod = true
             for ch in 0..<n {
                 let isSelected = ch == selected
+                // Their strengths were taken against whatever the detector had seen by then (the
+                // first ones against nothing: strength 1, so a dicrotic wave or the filter's
+                // start-up scored as high as an upstroke); they are weighed against one another
+                // instead: relative to the 80th percentile of their slopes, which the upstrokes
+                // (the steepest third or so of the slope maxima: one per beat, beside dicrotic waves
+                // and noise) set.
+                let reference = Statistics.percentile(earlyCandidates[ch].map(\.slope), Self.earlyReferencePercentile)
                 for c in earlyCandidates[ch] {
                     var confirmed: [Beat] = []
-                    trackers[ch].add(time: c.time, strength: c.strength, period: period, now: c.time) { confirmed.append($0) }
+                    let strength = reference > 0 ? c.slope / reference : c.strength
+                    trackers[ch].add(time: c.time, strength: strength, period: period, now: c.time) { confirmed.append($0) }
                     if isSelected && !confirmed.isEmpty { confirm(confirmed, emit: emit) }
                 }
                 earlyCandidates[ch].removeAll()

@@ -104,6 +104,7 @@ public enum PulseEvent: Sendable, Equatable {
     case contactFound(time: Double)
     case contactLost(time: Double)
     case quality(QualityReport)
-    /// The input stopped for longer than the pipeline bridges; analysis restarted after it.
+    /// The input stopped for longer than the pipeline bridges, or its clock jumped back by more than
+    /// that (then `to` < `from`); analysis restarted after it.
     case gap(from: Double, to: Double)
 }

@@ -249,10 +249,12 @@ public struct CSVFile: Sendable {
         var digits = 0
         var fraction = 0
         var sawDot = false
+        var sawDigit = false
         var fast = i < hi
         while i < hi {
             let c = buf[i]
             if c >= 48 && c <= 57 {
+                sawDigit = true
                 if digits < 15 {
                     mantissa = mantissa &* 10 &+ UInt64(c - 48)
                     if sawDot { fraction += 1 }
@@ -272,6 +274,8 @@ public struct CSVFile: Sendable {
             }
             i += 1
         }
+        // A sign or a point without a digit is no number (strtod rejects ".", "-." and "+" too).
+        if fast && !sawDigit { return nil }
         if fast && fraction < powersOfTen.count {
             let value = Double(mantissa) / powersOfTen[fraction]
             return negative ? -value : value

@@ -41,7 +41,9 @@ public struct FingertipEvaluation: Sendable {
             let truthCSV = try CSVFile(path: directory + "/" + name + "_truth.csv")
             let tCol = try truthCSV.requireColumn("time_s")
             let hCol = try truthCSV.requireColumn("hr_bpm")
-            let truth = try truthCSV.numericColumns([tCol, hCol])
+            var truth = try truthCSV.numericColumns([tCol, hCol])
+            // The oximeter's times are on the file's clock; windows count from the first sample.
+            truth[0] = truth[0].map { $0 - recording.startTime }
             let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate, settings: settings)
             var windows: [Window] = []
             for s in HeartRateReport.windowStarts(duration: recording.duration, length: window, hop: hop) where s >= skipFirst - 1e-9 {

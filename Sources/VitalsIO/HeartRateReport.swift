@@ -46,6 +46,7 @@ public enum HeartRateReport {
         var fields: [(String, JSON)] = []
         fields.append(("input", .string(input)))
         fields.append(("duration_s", .num(recording.duration, digits: 3)))
+        fields.append(("start_time_s", .num(recording.startTime, digits: 6)))
         fields.append(("sample_rate_hz", .num(recording.sampleRate, digits: 3)))
         let hr = analysis.heartRate
         fields.append(("heart_rate", .object([

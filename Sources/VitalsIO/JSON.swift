@@ -17,11 +17,13 @@ public indirect enum JSON: Sendable, Equatable {
         return .number(v)
     }
 
-    /// A number rounded to `digits` decimals, or null.
+    /// A number rounded to `digits` decimals, or null. Numbers too large to scale by 10^digits keep
+    /// their value (they have no decimals left to round).
     public static func num(_ v: Double?, digits: Int) -> JSON {
         guard let v, v.isFinite else { return .null }
         let p = pow(10.0, Double(digits))
-        return .number((v * p).rounded() / p)
+        let rounded = (v * p).rounded() / p
+        return .number(rounded.isFinite ? rounded : v)
     }
 
     /// Compact serialisation (one line).
@@ -36,7 +38,9 @@ public indirect enum JSON: Sendable, Equatable {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
         case .number(let v):
-            if v == v.rounded(), abs(v) < 1e15 {
+            if !v.isFinite {
+                out += "null"  // JSON has no NaN or infinity
+            } else if v == v.rounded(), abs(v) < 1e15 {
                 out += String(Int64(v))
             } else {
                 out += "\(v)"

@@ -14,6 +14,9 @@ public struct PulseRecording: Sendable {
     public var columns: String
     /// Silences longer than `maximumGap` (seconds from the start): the pipeline analyses either side.
     public var gaps: [(from: Double, to: Double)]
+    /// The first sample's time on the file's own clock, seconds: the inputs' times (and so the
+    /// analysis's beats and windows) count from it, so a file time is `startTime` + an input time.
+    public var startTime: Double = 0
 
     /// Loads and validates a recording.
     ///
@@ -168,7 +171,7 @@ public struct PulseRecording: Sendable {
             for i in 0..<n { inputs.append(.ppg(time: times[i] - t0, value: signal[0][i])) }
         }
         return PulseRecording(source: src, inputs: inputs, sampleRate: sampleRate, duration: duration,
-                              columns: names, gaps: gaps)
+                              columns: names, gaps: gaps, startTime: t0)
     }
 }
 

@@ -159,7 +159,7 @@ public struct VideoPulseEvidence: Sendable {
         case "red": values = samples.map(\.red)
         case "green": values = samples.map(\.green)
         case "blue": values = samples.map(\.blue)
-        default: values = samples.map(\.hue)
+        default: values = samples.map(\.signedHue)
         }
         peaks = Self.spectralPeaks(values, rate: rate)
     }

@@ -35,6 +35,32 @@ import Testing
         Vector3(x: 2 * sin(1.3 * t), y: 1.5 * cos(0.7 * t), z: 1.0 * sin(2.1 * t + 1))
     }
 
+    @Test("the fixed gain never turns gravity past the accelerometer, even after an interval longer than 1/gain")
+    func fixedGainCorrectionDoesNotOvershoot() throws {
+        // The gyro reads 0.3 rad/s about x while the accelerometer stays level (a gyro bias): gravity
+        // drifts off the accelerometer by the same amount between samples and is pulled back.
+        var imu: [IMUSample] = []
+        let level = Vector3(x: 0, y: 0, z: -1), bias = Vector3(x: 0.3, y: 0, z: 0)
+        for k in 0..<100 { imu.append(IMUSample(time: Double(k) * 0.02, acceleration: level, rotationRate: bias)) }
+        // An interval of 0.45 s (under maximumInterval, so no restart): gain 6/s × 0.45 s = 2.7.
+        for k in 0..<20 { imu.append(IMUSample(time: 2.43 + Double(k) * 0.02, acceleration: level, rotationRate: bias)) }
+        let out = AttitudeFilter.run(imu, parameters: .responsive)
+        let before = out[99].gravity.angle(to: level) * 180 / .pi
+        let after = out[100].gravity.angle(to: level) * 180 / .pi
+        // Steady state before the gap: the pull 6 sin e balances the 0.3 rad/s drift, e ≈ 3°.
+        #expect(before > 2 && before < 4)
+        // The predicted misalignment before the correction is about e + 0.3 × 0.45 rad ≈ 11°; a turn
+        // of 2.7 sin θ would leave gravity 18° beyond the accelerometer; capped, it lands on it.
+        #expect(after < 0.01, "gravity \(after)° from the accelerometer after the long interval")
+        // The gyro bias keeps turning gravity the same way afterwards, never across the accelerometer.
+        let side = out[99].gravity.y
+        #expect(abs(side) > 0.01)
+        for m in out[101...] {
+            #expect(m.gravity.angle(to: level) * 180 / .pi < 3.0)
+            #expect(m.gravity.y * side >= -1e-12)
+        }
+    }
+
     @Test func tracksGravityThroughRotationWithinHalfADegree() {
         let (imu, truth) = Self.tumble(rate: 100, seconds: 30, userBursts: false)
         let out = AttitudeFilter.run(imu)

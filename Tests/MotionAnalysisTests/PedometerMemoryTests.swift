@@ -54,4 +54,38 @@ import TestSupport
         #expect(abs(half.activeTime - 4.5) < 1e-9)
         #expect(history.data(from: 30, to: 40).numberOfSteps == 0)
     }
+
+    @Test("a history fed from a live pedometer keeps every step at its own time with its own length, even when one sample reveals several steps")
+    func liveHistoryKeepsEachStepsOwnTime() {
+        let sim = WalkSimulator(seed: 23)
+        let (samples, _) = sim.make([.stand(seconds: 3), .walk(steps: 40, interval: 0.5, amplitude: 0.35), .stand(seconds: 4)])
+        var pedometer = Pedometer()
+        var history = PedometerHistory()
+        var stepTimes: [Double] = []
+        var largestBatch = 0
+        for s in samples {
+            let events = pedometer.process(s)
+            let steps = events.filter { $0.kind == .step }
+            #expect(pedometer.stepRecords.count == steps.count)
+            largestBatch = max(largestBatch, steps.count)
+            stepTimes += steps.map(\.time)
+            history.record(events, steps: pedometer.stepRecords)
+        }
+        let last = pedometer.finish()
+        stepTimes += last.filter { $0.kind == .step }.map(\.time)
+        history.record(last, steps: pedometer.stepRecords)
+        #expect(largestBatch >= 4)  // the back-dated start of the walk arrives in one call
+        #expect(history.steps.map(\.time) == stepTimes)
+        #expect(Set(stepTimes).count == stepTimes.count)
+        let all = history.data(from: -1, to: 100)
+        #expect(all.numberOfSteps == pedometer.data.numberOfSteps)
+        #expect(abs(all.distance - pedometer.data.distance) < 1e-9)
+    }
+
+    @Test("a step recorded with a record of another time is kept at the event's time")
+    func aStepIsKeptAtItsEventsTime() {
+        var history = PedometerHistory()
+        history.record(PedometerEvent(kind: .step, time: 3, reportedAt: 4), step: StepRecord(time: 9, length: 0.7, cadence: 2))
+        #expect(history.steps == [StepRecord(time: 3, length: 0.7, cadence: 2)])
+    }
 }

@@ -172,6 +172,36 @@ struct PedometerTests {
         #expect(abs(steps - contacts.count) <= 2, "counted \(steps) of \(contacts.count)")
     }
 
+    @Test("a time jump however far forward (1e18 s, 1e300 s) restarts the grid instead of trapping; the walk before it is unchanged")
+    func hugeForwardTimeJump() {
+        let sim = WalkSimulator(seed: 17)
+        let (samples, _) = sim.make([.stand(seconds: 3), .walk(steps: 30, interval: 0.5, amplitude: 0.3), .stand(seconds: 4)])
+        let before = StepDetector.detect(samples).filter { $0.kind == .step }.map(\.time)
+        #expect(before.count >= 28)
+        for far in [1e18, 1e300] {
+            let jumped = samples + [AccelerometerSample(time: far, acceleration: samples[0].acceleration)]
+            let steps = StepDetector.detect(jumped).filter { $0.kind == .step }.map(\.time)
+            #expect(steps == before)
+            let batch = StepDetector.detect(times: jumped.map(\.time), accelerations: jumped.map(\.acceleration))
+            #expect(batch.filter { $0.kind == .step }.map(\.time) == before)
+        }
+    }
+
+    @Test("after a gap longer than the filled gaps the grid restarts at the new samples: both walks are counted, steps dated within 150 ms")
+    func longGapRestartsTheGrid() {
+        let sim = WalkSimulator(seed: 19)
+        let (walk, contacts) = sim.make([.stand(seconds: 3), .walk(steps: 30, interval: 0.5, amplitude: 0.3), .stand(seconds: 4)])
+        let shift = 1000.013  // not a whole number of grid bins
+        let samples = walk + walk.map { AccelerometerSample(time: $0.time + shift, acceleration: $0.acceleration) }
+        let truth = contacts + contacts.map { $0 + shift }
+        let steps = StepDetector.detect(samples).filter { $0.kind == .step }.map(\.time)
+        #expect(abs(steps.count - truth.count) <= 2, "counted \(steps.count) of \(truth.count)")
+        #expect(matched(steps, truth) >= truth.count - 4)
+        #expect(steps.filter { $0 > shift }.count >= 28)
+        let batch = StepDetector.detect(times: samples.map(\.time), accelerations: samples.map(\.acceleration))
+        #expect(batch == StepDetector.detect(samples))
+    }
+
     @Test("the stride model gives 0.41 × height at 1.8 steps/s, longer steps when faster, and calibrates to a known distance")
     func strideModel() {
         var m = StrideModel(height: 1.8)
@@ -187,15 +217,47 @@ struct PedometerTests {
         var f = FloorCounter()
         var noise = WalkSimulator.Noise(state: 4)
         for i in 0...1000 {
-            let h = Double(i) * 0.01 + 0.4 * noise.next()  // climbs 10 m
-            f.process(relativeAltitude: h)
+            let h = Double(i) * 0.01 + 0.4 * noise.next()  // climbs 10 m in 100 s
+            f.process(time: Double(i) * 0.1, relativeAltitude: h)
         }
         #expect(f.ascended == 3)
-        for i in 0...1000 { f.process(relativeAltitude: 10 - Double(i) * 0.01 + 0.4 * noise.next()) }
+        for i in 0...1000 {
+            f.process(time: 100 + Double(i) * 0.1, relativeAltitude: 10 - Double(i) * 0.01 + 0.4 * noise.next())
+        }
         #expect(f.descended >= 2 && f.descended <= 3)
         var still = FloorCounter()
-        for _ in 0..<1000 { still.process(relativeAltitude: 1.0 * noise.next()) }
+        for i in 0..<1000 { still.process(time: Double(i) * 0.1, relativeAltitude: 1.0 * noise.next()) }
         #expect(still.ascended == 0 && still.descended == 0)
+        #expect(f.glitches == 0 && still.glitches == 0)
+    }
+
+    @Test("a huge altitude reading is a glitch, counted at once as no floors (it used to loop once per floor)")
+    func floorsHugeAltitude() {
+        var f = FloorCounter()
+        f.process(time: 0, relativeAltitude: 0)
+        for (i, h) in [3e9, 1e17, 1e300, -1e17, .infinity, .nan].enumerated() {
+            f.process(time: 0.01 * Double(i + 1), relativeAltitude: h)
+        }
+        f.process(time: 1, relativeAltitude: 0.5)
+        #expect(f.ascended == 0 && f.descended == 0)
+        #expect(f.glitches == 6)
+    }
+
+    @Test("an altitude jump faster than any lift counts no floors, neither up nor back; a lift ride counts every floor")
+    func floorsJumpAndLift() {
+        var f = FloorCounter()
+        for i in 0..<10 { f.process(time: Double(i) * 0.1, relativeAltitude: 0) }
+        f.process(time: 1.0, relativeAltitude: 30)  // 30 m in 0.1 s: 300 m/s
+        f.process(time: 1.1, relativeAltitude: 30)
+        f.process(time: 1.2, relativeAltitude: 0)   // and back
+        #expect(f.ascended == 0 && f.descended == 0)
+        #expect(f.glitches == 2)
+        // A lift at 10 m/s for 9 s, sampled at 10 Hz: 90 m, 30 floors.
+        for i in 1...90 { f.process(time: 1.2 + Double(i) * 0.1, relativeAltitude: Double(i)) }
+        #expect(f.ascended == 30)
+        // Down 45 m in one reading after a minute without readings (a credible 0.75 m/s): 15 floors.
+        f.process(time: 70.2, relativeAltitude: 45)
+        #expect(f.descended == 15)
     }
 
     @Test("the pedometer adds up distance, cadence and active time, and average active pace excludes the stop")

@@ -20,6 +20,25 @@ import Testing
         #expect(sets.map(\.reps) == Self.plan.map(\.reps))
     }
 
+    @Test("a period at the upper end of periodRange (8.0 s) is found, not the lag below it", arguments: [7.0, 8.0])
+    func periodAtTheTopOfTheRange(period: Double) {
+        // 20 s still, six sinusoidal tilts of 0.9 rad with `period`, 20 s still, at 10 Hz with 0.01 noise.
+        var rng = SplitMix64(seed: 5)
+        var trace: [DeviceMotion] = []
+        let active = 6 * period
+        for i in 0..<Int((40 + active) * 10) {
+            let t = Double(i) / 10
+            let a = t >= 20 && t < 20 + active ? 0.9 * sin(2 * .pi * (t - 20) / period) : 0
+            let n = { Double.random(in: -0.017...0.017, using: &rng) }
+            let g = Vector3(x: sin(a) + n(), y: n(), z: -cos(a) + n())
+            trace.append(DeviceMotion(time: t, attitude: .identity, gravity: g, rotationRate: .zero, userAcceleration: .zero))
+        }
+        var c = RepCounter(sampleRate: 10)
+        let sets = c.process(trace)
+        #expect(sets.count == 1)
+        #expect(abs((sets.first?.period ?? 0) - period) < 0.05, "period \(sets.first?.period ?? 0) for \(period)")
+    }
+
     @Test func standingStillIsNoSet() {
         var c = RepCounter(sampleRate: 10)
         #expect(c.process(Generate.reps(sets: [], rest: 120, rate: 10)).isEmpty)
@@ -71,6 +90,40 @@ import Testing
         var s = PoseStability()
         let holds = s.process(Self.trace(fall: false))
         #expect(!holds.isEmpty && !holds[0].endedInFall)
+    }
+
+    static func motion(_ t: Double, degrees: Double) -> DeviceMotion {
+        let a = degrees * .pi / 180
+        return DeviceMotion(time: t, attitude: .identity, gravity: Vector3(x: sin(a), y: 0, z: -cos(a)),
+                            rotationRate: .zero, userAcceleration: .zero)
+    }
+
+    @Test("a tilt first seen after a data gap longer than fallTime is not a fall")
+    func aTiltAcrossAGapIsNotAFall() {
+        // Still until 4.9 s, no samples until 8.0 s, then 60° (the review's hold_gap.csv).
+        var trace = stride(from: 0, through: 49, by: 1).map { Self.motion(Double($0) * 0.1, degrees: 0) }
+        trace += stride(from: 0, through: 15, by: 1).map { Self.motion(8 + Double($0) * 0.1, degrees: 60) }
+        var s = PoseStability()
+        let holds = s.process(trace)
+        #expect(holds.count == 1)
+        #expect(abs(holds[0].start) < 1e-9 && abs(holds[0].end - 4.9) < 1e-9)
+        #expect(!holds[0].endedInFall)
+        // The same tilt without the gap is a fall.
+        var fall = PoseStability()
+        let fell = fall.process(trace.enumerated().map { Self.motion(Double($0.offset) * 0.1, degrees: $0.offset < 50 ? 0 : 60) })
+        #expect(fell.first?.endedInFall == true)
+    }
+
+    @Test("a gap longer than maximumInterval ends the hold at its last sample, even when the pose is the same after it")
+    func aGapEndsTheHold() {
+        var trace = stride(from: 0, through: 49, by: 1).map { Self.motion(Double($0) * 0.1, degrees: 0) }
+        trace += stride(from: 0, through: 40, by: 1).map { Self.motion(8 + Double($0) * 0.1, degrees: 1) }
+        var s = PoseStability()
+        let holds = s.process(trace)
+        #expect(holds.count == 2)
+        #expect(holds.map(\.start) == [0, 8])
+        #expect(abs(holds[0].end - 4.9) < 1e-9 && abs(holds[1].end - 12) < 1e-9)
+        #expect(holds.allSatisfy { !$0.endedInFall })
     }
 }
 

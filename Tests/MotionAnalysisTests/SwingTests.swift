@@ -124,6 +124,28 @@ import Testing
         #expect(b.process(gapped).isEmpty)
     }
 
+    @Test("SwingAnalysis.run passes its maximumInterval to the stroke detector, as to SwingWatch")
+    func swingAnalysisPassesMaximumIntervalToStrokes() {
+        // A long, fast forehand: with a short gap in its window it still turns enough to count.
+        let trace = Generate.swings([(2, -14, 0.8)], rate: 100, seconds: 5)
+        var differs = false
+        for gapStart in [1.7, 1.75, 2.2, 2.3, 2.35, 2.4] {
+            // A 0.25-s gap: over a 0.2-s maximum interval, under the default 0.5 s.
+            let gapped = trace.filter { !($0.time > gapStart && $0.time < gapStart + 0.25) }
+            var p = StrokeDetector.Parameters()
+            p.maximumInterval = 0.2
+            var direct = StrokeDetector(parameters: p)
+            let expected = direct.process(gapped)
+            let got = SwingAnalysis.run(gapped, mode: .strokes, wrist: .right, sampleRate: 100, maximumInterval: 0.2)
+            #expect(got == expected)
+            let byDefault = SwingAnalysis.run(gapped, mode: .strokes, wrist: .right, sampleRate: 100)
+            var plain = StrokeDetector()
+            #expect(byDefault == plain.process(gapped))
+            if got != byDefault { differs = true }
+        }
+        #expect(differs, "no gap placement tells the two intervals apart: the test would not see the parameter")
+    }
+
     @Test func aRejectedCandidateDoesNotBlockTheStrokeAfterIt() {
         // A fast gesture without a stroke's acceleration at 2 s, then a forehand at 3.2 s (inside the
         // 1.3-s refractory time a stroke at 2 s would start; blocked, it would be anchored at 3.3 s).

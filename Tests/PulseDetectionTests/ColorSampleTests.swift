@@ -17,3 +17,14 @@ import Testing
         #expect(abs(c.value - 80.0 / 255) < 1e-12)
     }
 }
+
+@Test func signedHueIsContinuousWhereAFingertipsGreenAndBlueCross() {
+    // Red-dominant, green and blue crossing: hue jumps 359 -> 0, the signed hue moves smoothly.
+    let below = ColorSample(time: 0, red: 200, green: 40, blue: 40.5)
+    let above = ColorSample(time: 0, red: 200, green: 40.5, blue: 40)
+    #expect(below.hue > 359 && above.hue < 1)
+    #expect(abs(above.signedHue - below.signedHue) < 0.5)
+    #expect(below.signedHue < 0 && above.signedHue > 0)
+    #expect(ColorSample(time: 0, red: 10, green: 200, blue: 10).signedHue == 120)
+    #expect(ColorSample(time: 0, red: 10, green: 10, blue: 200).signedHue == -120)
+}

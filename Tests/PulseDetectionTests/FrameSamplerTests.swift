@@ -134,7 +134,8 @@ struct FrameSamplerTests {
     /// 4200 luma bytes).
     static let sizes: [(Int, Int)] = [(1, 1), (3, 5), (17, 9), (33, 31), (64, 48), (1100, 7), (1100, 33), (4200, 3)]
 
-    @Test(arguments: [1, 2, 3, 4, 7])
+    /// Int.max: a stride past every frame reads each region's first pixel (no overflow).
+    @Test(arguments: [1, 2, 3, 4, 7, Int.max])
     func bgraMeanMatchesFloat64ReferenceForEveryStrideSizeAndPadding(stride: Int) throws {
         for (i, (w, h)) in Self.sizes.enumerated() {
             for padding in [0, 3, 64] {
@@ -220,7 +221,7 @@ struct FrameSamplerTests {
         }
     }
 
-    @Test(arguments: [true, false], [1, 2, 3, 4, 5, 8])
+    @Test(arguments: [true, false], [1, 2, 3, 4, 5, 8, Int.max])
     func yuv420PlaneMeansMatchFloat64ReferenceForOddSizesRegionsAndStrides(biPlanar: Bool, stride: Int) throws {
         // Odd frame sizes and odd region edges: the region widens to the chroma grid.
         for (i, (w, h)) in [(1, 1), (3, 5), (17, 9), (33, 31), (1101, 3), (2101, 37), (4201, 17)].enumerated() {

@@ -317,6 +317,21 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
         #expect(nextRate.map { $0.time - after >= 5 } ?? false)
     }
 
+    @Test func aClockThatRestartsStartsANewStretchInsteadOfSilencingTheStream() {
+        // A source whose clock starts again from zero after 20 s (a second file, a restarted camera
+        // session): the inputs after it are analysed, not skipped until time catches up.
+        let first = simulatedFingerInputs(bpm: 70, seed: 6, seconds: 20)
+        let second = simulatedFingerInputs(bpm: 70, seed: 7, seconds: 20)
+        let ev = events(first + second)
+        let gaps = ev.compactMap { if case .gap(let a, let b) = $0 { (a, b) } else { nil } }
+        #expect(gaps.count == 1)
+        #expect(gaps.first.map { $0.1 < $0.0 } ?? false)
+        let gapIndex = ev.firstIndex { if case .gap = $0 { true } else { false } } ?? ev.endIndex
+        let ratesAfter = ev[gapIndex...].compactMap { if case .rate(let r) = $0 { r } else { nil } }
+        #expect(!ratesAfter.isEmpty)
+        #expect(ratesAfter.allSatisfy { abs($0.bpm - 70) < 5 })
+    }
+
     @Test func aShortSilenceIsBridgedWithoutAGap() {
         let inputs = Self.clean.filter { !($0.time > 10 && $0.time < 10.8) }
         #expect(!events(inputs).contains { if case .gap = $0 { true } else { false } })
@@ -439,5 +454,67 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
         settings.minimumChannelLevel = 0
         let rippled = PulseAnalysis.run(inputs, sampleRate: 30, settings: settings).heartRate?.bpm
         #expect(rippled.map { abs($0 - 90) < 2 } != true, "\(String(describing: rippled))")
+    }
+}
+
+@Test func noBeatIsTakenFromTheFiltersStartWhenASignalBeginsMidUpstroke() {
+    // A 72-bpm pulse whose recording begins on a rising slope: the band-pass filter, started from
+    // rest, shows its steepest rise in the first samples. That is not an upstroke.
+    let inputs = (0..<3000).map { k -> PulseInput in
+        let t = Double(k) / 100
+        return .ppg(time: t, value: sin(2 * Double.pi * 1.2 * t + 0.3) + 0.3 * sin(4 * Double.pi * 1.2 * t + 1.2))
+    }
+    let first = PulseAnalysis.run(inputs, sampleRate: 100).beats.first?.time ?? 0
+    #expect(first > 0.1)
+    var settings = PulseAnalyzer.Settings()
+    settings.beats.startupSeconds = 0
+    let unguarded = PulseAnalysis.run(inputs, sampleRate: 100, settings: settings).beats.first?.time ?? 1
+    #expect(unguarded < 0.1, "the case this guards against")
+}
+
+@Test(arguments: [false, true])
+func beatsStillBeingDecidedWhenAStretchEndsAreConfirmed(liftOff: Bool) {
+    // The beat tracker confirms a beat ~2.5 s after it; a gap (or a lifted finger) at 30 s must not
+    // take the beats of the last seconds before it with it.
+    var s = SimulatedFinger.Settings()
+    s.bpm = 72
+    s.seed = 4
+    s.motionSpikesPerMinute = 0
+    if liftOff { s.liftOffs = [30..<33] }
+    var finger = SimulatedFinger(settings: s)
+    let inputs = finger.inputs(duration: 45).filter { liftOff || !($0.time > 30 && $0.time < 31.5) }
+    let beats = PulseAnalysis.run(inputs, sampleRate: 30).beats
+    let truth = SimulatedFinger.beats(settings: s, until: 45).filter { $0.onset > 20 && $0.peak < 29.8 }
+    #expect(truth.count >= 10)
+    for t in truth {
+        #expect(beats.contains { $0.time > t.onset - 0.05 && $0.time < t.peak + 0.05 }, "beat at \(t.onset) s")
+    }
+}
+
+@Test func beatsAreChosenWithTheFirstConfidentPeriodNotADeclinedOne() {
+    // A 70-bpm pulse with a large dicrotic wave at 30 Hz: while the first window fills, the tracker's
+    // first estimate is near twice the rate and declined. The beats held until then must be chosen
+    // with the first confident period, or dicrotic waves become beats.
+    var beats: [Double] = []
+    var t = 0.5
+    while t < 62 {
+        beats.append(t)
+        t += 60.0 / 70 + 0.04 * sin(2 * Double.pi * 0.25 * t)
+    }
+    var rng = SplitMix64(seed: 0)
+    let inputs = (0..<(60 * 30)).map { k -> PulseInput in
+        let time = Double(k) / 30
+        var x = 0.01 * rng.gaussian()
+        for b in beats where abs(time - b) < 2 {
+            let s = (time - b - 0.12) / 0.06, d = (time - b - 0.42) / 0.08
+            x += exp(-0.5 * s * s) + 0.4 * exp(-0.5 * d * d)
+        }
+        return .ppg(time: time, value: x)
+    }
+    let analysis = PulseAnalysis.run(inputs, sampleRate: 30)
+    let first = analysis.beats.filter { $0.time < 15 }
+    #expect(first.count >= 14)
+    for b in first {
+        if let i = b.interval { #expect(i > 0.7 && i < 1.0, "interval \(i) s at \(b.time) s") }
     }
 }

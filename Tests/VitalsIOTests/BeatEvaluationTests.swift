@@ -60,3 +60,25 @@ import PulseDetection
     let cut = BeatEvaluation.score(name: "t", beats: shortBeats, rPeaks: r, span: 0...39.8)
     #expect(cut.references == 49 && cut.sensitivity == 1)
 }
+
+@Test func recordingsWhoseClockDoesNotStartAtZeroAreScoredOnTheirOwnClock() throws {
+    // A PPG and its R-peaks both 100 s into their clock: the analysis counts from the first sample,
+    // the R-peaks from the file's zero; the scores must not depend on where the clock starts.
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vitals-beats-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    var s = SimulatedFinger.Settings()
+    s.bpm = 70
+    s.frameRate = 100
+    s.output = .ppg
+    var finger = SimulatedFinger(settings: s)
+    var ppg = "time_s,ppg\n"
+    for case .ppg(let t, let v) in finger.inputs(duration: 60) { ppg += "\(t + 100),\(v)\n" }
+    try ppg.write(to: dir.appendingPathComponent("r.csv"), atomically: true, encoding: .utf8)
+    let rPeaks = SimulatedFinger.beats(settings: s, until: 60).map { "\($0.onset - 0.2 + 100)" }
+    try ("time_s\n" + rPeaks.joined(separator: "\n")).write(to: dir.appendingPathComponent("r_rpeaks.csv"),
+                                                           atomically: true, encoding: .utf8)
+    let e = try #require(try BeatEvaluation.run(directory: dir.path).first)
+    #expect(e.sensitivity > 0.9)
+    #expect(e.positivePredictiveValue > 0.9)
+}

@@ -20,6 +20,16 @@ import Testing
         #expect(parsed == values.map { Double($0)! })
     }
 
+    @Test func aSignOrAPointWithoutDigitsIsNotANumber() throws {
+        for field in [".", "-.", "+", "+.", "-"] {
+            let f = try csv("a\n1\n\(field)\n")
+            #expect(throws: InputError(.notANumber, "t.csv: line 3, column 'a': '\(field)' is not a number")) {
+                try f.numericColumns([0])
+            }
+        }
+        #expect(try csv("a\n0.\n.5\n-0\n").numericColumns([0])[0] == [0, 0.5, 0])
+    }
+
     @Test func namesTheBadFieldAndItsLine() throws {
         let f = try csv("a,b\n1,2\n3,x7\n")
         #expect(throws: InputError(.notANumber, "t.csv: line 3, column 'b': 'x7' is not a number")) {

@@ -177,4 +177,10 @@ import Testing
                                ("s", .string("a\"b"))])
         #expect(doc.serialized() == #"{"bpm": null, "x": null, "n": 3, "f": 1.23, "s": "a\"b"}"#)
     }
+
+    @Test func numbersTooLargeToRoundStayNumbersAndJSONNeverHoldsInfinity() {
+        // 1e306 s scaled by 10^3 for rounding is infinite: the value is kept, not written as "inf".
+        #expect(JSON.num(1e306, digits: 3).serialized() == "1e+306")
+        #expect(JSON.number(.infinity).serialized() == "null")
+    }
 }

@@ -6,7 +6,9 @@ import SignalProcessing
 /// of each other, 0.3–1.2 s apart) mean walking has begun: a resume is reported at the second peak,
 /// dated at the first. Walking, any peak above `relativeProminence` of the recent steps keeps the walk
 /// alive (slow steps in a U-turn count), and a pause is reported once none has come for
-/// `2.5` step periods (kept within 1.2–1.6 s), dated at the last step.
+/// `stopPeriods` (2.5) step periods, kept within `stopBounds` (1.6–2.0 s); sooner, `quietStopPeriods`
+/// (1.8) periods within `quietStopBounds` (0.9–1.2 s), when the body is also still. It is dated at
+/// the last step.
 ///
 /// The constants were chosen on the IPOL lower-back trials (55 trials, 19 subjects); see the README.
 struct ActivityDetector: Sendable {

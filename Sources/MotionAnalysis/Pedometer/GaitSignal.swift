@@ -47,6 +47,10 @@ struct GaitSignal: Sendable {
     static let minimumProminence = 0.03
     /// Gaps in the input longer than this (s) restart the grid instead of being filled.
     static let maximumFilledGap = 5.0
+    /// A sample this many bins or more past the current bin restarts the grid at its own time: the gap
+    /// leaves more than `maximumFilledGap` of missing bins (so it is not filled), and the grid index of
+    /// a sample however far away (1e300 s) is never converted to an `Int`.
+    static let restartDistance = (maximumFilledGap * rate).rounded(.down) + 2
     /// Orientation blocks, seconds: the mean acceleration direction is taken per block.
     static let blockDuration = 0.5
     /// Two 1-s mean directions within this angle (degrees) count as the same carrying orientation.
@@ -130,8 +134,9 @@ struct GaitSignal: Sendable {
     }
 
     /// A finished bin: its mean magnitude (g) and mean vector (g), and the grid samples to run with it,
-    /// `first` and `count` bins (more than one when the input skipped bins; the gap is held at its value).
-    typealias FinishedBin = (value: Double, vector: Vector3, first: Int, count: Int)
+    /// `first` and `count` bins (more than one when the input skipped bins; the gap is held at its value)
+    /// counted from `origin` (s; the grid restarts after a long gap, so a bin carries its own).
+    typealias FinishedBin = (value: Double, vector: Vector3, first: Int, count: Int, origin: Double)
 
     /// Adds one accelerometer sample (g, gravity included) taken at `time` (s). When this sample starts a
     /// new bin, returns the finished bin (see `FinishedBin`).
@@ -148,6 +153,9 @@ struct GaitSignal: Sendable {
     mutating func bin(times: UnsafePointer<Double>, accelerations: UnsafePointer<Vector3>,
                       from start: Int, to end: Int) -> (done: FinishedBin?, next: Int) {
         var sum = binSum, vector = binVector, n = binCount, current = bin
+        var base = origin ?? .nan  // NaN until the first sample
+        // Grid position from which a sample restarts the grid (updated when `current` changes).
+        var limit = Double(current) + GaitSignal.restartDistance
         var done: FinishedBin?
         var i = start
         while i < end {
@@ -155,20 +163,33 @@ struct GaitSignal: Sendable {
             i += 1
             let magnitude = acceleration.magnitude
             guard time.isFinite, magnitude.isFinite else { continue }
-            if origin == nil { origin = time }
-            let offset = time - origin!
-            let k = offset > 0 ? Int(offset * GaitSignal.rate) : 0
+            if base.isNaN { base = time }
+            let position = (time - base) * GaitSignal.rate  // bins from the origin
+            let k: Int
+            if position >= limit {
+                // A gap too long to fill: the bin in progress finishes alone and the grid restarts
+                // at this sample (its position may be beyond any Int, even infinite).
+                if n > 0 {
+                    done = (sum / Double(n), vector * (1 / Double(n)), current, 1, base)
+                    sum = 0
+                    vector = .zero
+                    n = 0
+                }
+                base = time
+                k = 0
+            } else {
+                k = position > 0 ? Int(position) : 0
+            }
             if n == 0 {
                 current = k
+                limit = Double(current) + GaitSignal.restartDistance
             } else if k > current {
+                // Fewer than `restartDistance` bins ahead: the missing bins, at most
+                // `maximumFilledGap` of them, are filled.
                 let missing = k - current - 1
-                var filled = 0
-                // Only a gap needs the division (the usual bin already divides for its mean and time).
-                if missing > 0 && Double(missing) / GaitSignal.rate <= GaitSignal.maximumFilledGap {
-                    filled = missing
-                }
-                done = (sum / Double(n), vector * (1 / Double(n)), current, 1 + filled)
+                done = (sum / Double(n), vector * (1 / Double(n)), current, 1 + missing, base)
                 current = k
+                limit = Double(current) + GaitSignal.restartDistance
                 sum = 0
                 vector = .zero
                 n = 0
@@ -183,13 +204,14 @@ struct GaitSignal: Sendable {
         binVector = vector
         binCount = n
         bin = current
+        if !base.isNaN { origin = base }
         return (done, i)
     }
 
     /// Completes the current bin (end of a recording); see `bin(time:acceleration:)`.
     mutating func flush() -> FinishedBin? {
         guard binCount > 0 else { return nil }
-        let done = (binSum / Double(binCount), binVector * (1 / Double(binCount)), bin, 1)
+        let done = (binSum / Double(binCount), binVector * (1 / Double(binCount)), bin, 1, origin!)
         binCount = 0
         binSum = 0
         binVector = .zero
@@ -197,10 +219,10 @@ struct GaitSignal: Sendable {
         return done
     }
 
-    /// Runs one grid sample (bin index `bin`, mean magnitude `value` in g) through the filter, the
+    /// Runs one grid sample (bin index `bin` counted from `origin` s, mean magnitude `value` in g) through the filter, the
     /// period estimator and the peak finder. Returns the grid time and the candidate found, if any.
-    mutating func step(value: Double, vector: Vector3, bin: Int) -> (now: Double, candidate: StepCandidate?) {
-        let now = origin! + (Double(bin) + 0.5) / GaitSignal.rate
+    mutating func step(value: Double, vector: Vector3, bin: Int, origin: Double) -> (now: Double, candidate: StepCandidate?) {
+        let now = origin + (Double(bin) + 0.5) / GaitSignal.rate
         trackOrientation(vector)
         if !primed {
             var cascade = BiquadCascade(sections: [bandPass.0, bandPass.1])

@@ -78,6 +78,11 @@ public struct Pedometer: Sendable {
     private var activeTime = 0.0
     private var intervalSum = 0.0
     private var intervalCount = 0
+    /// The steps the latest `process(_:)` (accelerometer) or `finish()` call counted, one per `.step`
+    /// event it returned and in the same order, each with its own time, length and cadence (one call
+    /// can return several steps: the back-dated start of a walk, steps filled in). For
+    /// `PedometerHistory.record(_:steps:)`.
+    public private(set) var stepRecords: [StepRecord] = []
 
     /// A pedometer using `strideModel` for distance.
     public init(strideModel: StrideModel = StrideModel()) {
@@ -88,6 +93,7 @@ public struct Pedometer: Sendable {
     public mutating func process(_ sample: AccelerometerSample) -> [PedometerEvent] {
         if firstTime == nil { firstTime = sample.time }
         lastTime = max(lastTime, sample.time)
+        if !stepRecords.isEmpty { stepRecords.removeAll(keepingCapacity: true) }
         let events = detector.process(sample)
         for e in events { apply(e) }
         return events
@@ -96,11 +102,12 @@ public struct Pedometer: Sendable {
     /// Processes one relative-altitude sample.
     public mutating func process(_ altitude: AltitudeSample) {
         hasAltitude = true
-        floors.process(relativeAltitude: altitude.relativeAltitude)
+        floors.process(altitude)
     }
 
     /// Ends the recording (takes the last open step; closes the active time at the last step).
     public mutating func finish() -> [PedometerEvent] {
+        if !stepRecords.isEmpty { stepRecords.removeAll(keepingCapacity: true) }
         let events = detector.finish()
         for e in events { apply(e) }
         if let since = walkingSince, let l = lastStep, l > since {
@@ -147,6 +154,7 @@ public struct Pedometer: Sendable {
             lastStep = max(lastStep ?? e.time, e.time)
             lastCadence = cadence
             lastLength = length
+            stepRecords.append(StepRecord(time: e.time, length: length, cadence: cadence))
         case .resume:
             if walkingSince == nil { walkingSince = e.time }
         case .pause:
@@ -170,12 +178,28 @@ public struct PedometerHistory: Sendable {
 
     public init() {}
 
-    /// Records a step with its length (from `Pedometer.latestStep`), or a pause/resume.
+    /// Records a step event with the length and cadence the pedometer gave that step (`step`'s time is
+    /// not used: the step is kept at `event.time`), or a pause/resume (`step` nil).
     public mutating func record(_ event: PedometerEvent, step: StepRecord?) {
         if event.kind == .step, let s = step {
-            steps.append(s)
+            steps.append(StepRecord(time: event.time, length: s.length, cadence: s.cadence))
         } else if event.kind != .step {
             events.append(event)
+        }
+    }
+
+    /// Records what one `Pedometer.process(_:)` or `finish()` call returned: its events, and its
+    /// `Pedometer.stepRecords` (one per `.step` event, in order) for the steps.
+    public mutating func record(_ events: [PedometerEvent], steps records: [StepRecord]) {
+        var next = 0
+        for e in events {
+            if e.kind == .step {
+                guard next < records.count else { continue }
+                record(e, step: records[next])
+                next += 1
+            } else {
+                record(e, step: nil)
+            }
         }
     }
 
@@ -189,7 +213,7 @@ public struct PedometerHistory: Sendable {
         var floors: FloorCounter?
         if !altitude.isEmpty {
             var f = FloorCounter()
-            for a in altitude where a.time >= start && a.time <= end { f.process(relativeAltitude: a.relativeAltitude) }
+            for a in altitude where a.time >= start && a.time <= end { f.process(a) }
             floors = f
         }
         // Active time: walking intervals (resume..pause) clipped to the range.

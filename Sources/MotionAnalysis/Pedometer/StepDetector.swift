@@ -131,7 +131,7 @@ public struct StepDetector: Sendable {
     private mutating func run(_ done: GaitSignal.FinishedBin) -> Double {
         var now = 0.0
         for j in 0..<done.count {
-            let (t, candidate) = signal.step(value: done.value, vector: done.vector, bin: done.first + j)
+            let (t, candidate) = signal.step(value: done.value, vector: done.vector, bin: done.first + j, origin: done.origin)
             now = t
             tick(now: t, candidate: candidate)
         }

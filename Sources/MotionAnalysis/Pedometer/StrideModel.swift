@@ -46,34 +46,65 @@ public struct StrideModel: Sendable, Equatable, Hashable {
 /// Floors climbed and descended from relative altitude, about 3 m per floor (as `CMPedometer`).
 ///
 /// A floor is counted each time the altitude moves a whole `floorHeight` away from the last counted
-/// level, so barometer noise and sway (tenths of a metre) never count.
+/// level, so barometer noise and sway (tenths of a metre) never count. A reading no barometer on a
+/// person can give is a glitch, never floors: one outside `maximumRelativeAltitude`, or one that moved
+/// from the previous reading faster than `maximumVerticalSpeed` (beyond `noiseAllowance`). After a
+/// jump the counting restarts from the new altitude, so neither the jump nor the return counts.
+/// - Complexity: O(1) per reading (floors are counted by division, not one at a time).
 public struct FloorCounter: Sendable, Equatable {
     /// Height of one floor, metres.
     public static let floorHeight = 3.0
+    /// Fastest credible climb or descent, m/s: above the fastest passenger lifts (about 20-21 m/s,
+    /// Shanghai Tower and Guangzhou CTF Finance Centre), so any real ride counts.
+    public static let maximumVerticalSpeed = 25.0
+    /// Change allowed between two readings on top of `maximumVerticalSpeed` × interval, metres: barometer
+    /// noise and pressure transients (a door, a gust) stay within a metre or two.
+    public static let noiseAllowance = 2.0
+    /// Largest magnitude of a relative altitude a barometer can report, metres: 100 km is where the
+    /// atmosphere ends (pressure below 0.001 % of sea level); beyond it the reading is not a pressure.
+    public static let maximumRelativeAltitude = 100_000.0
 
     private var level: Double?
+    private var previousTime = 0.0
+    private var previousAltitude = 0.0
     /// Floors climbed so far.
     public private(set) var ascended = 0
     /// Floors descended so far.
     public private(set) var descended = 0
+    /// Readings ignored as glitches (out of range, or a jump faster than any lift).
+    public private(set) var glitches = 0
 
     public init() {}
 
-    /// Adds one relative-altitude reading (metres, up positive).
-    public mutating func process(relativeAltitude h: Double) {
-        guard h.isFinite else { return }
-        guard var l = level else {
+    /// Adds one altitude sample.
+    public mutating func process(_ sample: AltitudeSample) {
+        process(time: sample.time, relativeAltitude: sample.relativeAltitude)
+    }
+
+    /// Adds one relative-altitude reading (metres, up positive) taken at `time` (seconds).
+    public mutating func process(time: Double, relativeAltitude h: Double) {
+        guard h.isFinite, time.isFinite, abs(h) <= FloorCounter.maximumRelativeAltitude else {
+            glitches += 1
+            return
+        }
+        defer {
+            previousTime = time
+            previousAltitude = h
+        }
+        guard let l = level else {
             level = h
             return
         }
-        while h >= l + FloorCounter.floorHeight {
-            ascended += 1
-            l += FloorCounter.floorHeight
+        let bound = FloorCounter.noiseAllowance + FloorCounter.maximumVerticalSpeed * max(0, time - previousTime)
+        guard abs(h - previousAltitude) <= bound else {
+            glitches += 1
+            level = h
+            return
         }
-        while h <= l - FloorCounter.floorHeight {
-            descended += 1
-            l -= FloorCounter.floorHeight
-        }
-        level = l
+        // |h − l| ≤ 2 × maximumRelativeAltitude, so the floor count is a small exact integer.
+        let floors = ((h - l) / FloorCounter.floorHeight).rounded(.towardZero)
+        guard floors != 0 else { return }
+        if floors > 0 { ascended += Int(floors) } else { descended += Int(-floors) }
+        level = l + floors * FloorCounter.floorHeight
     }
 }
