@@ -13,6 +13,8 @@ public struct YCbCrEncoding: Sendable, Hashable {
         case bt601
         /// ITU-R BT.709 (Kr = 0.2126, Kb = 0.0722): high definition.
         case bt709
+        /// ITU-R BT.2020 non-constant luminance (Kr = 0.2627, Kb = 0.0593): ultra-high definition and HDR.
+        case bt2020
     }
     public var range: Range
     public var matrix: Matrix
@@ -32,7 +34,12 @@ public struct YCbCrEncoding: Sendable, Hashable {
     /// The conversion is affine, so the mean colour of many pixels is the conversion of their mean
     /// Y', Cb and Cr. Results are not clipped to 0...255: a saturated torch-lit red may read above 255.
     public func rgb(y: Double, cb: Double, cr: Double) -> (red: Double, green: Double, blue: Double) {
-        let (kr, kb): (Double, Double) = matrix == .bt601 ? (0.299, 0.114) : (0.2126, 0.0722)
+        let (kr, kb): (Double, Double)
+        switch matrix {
+        case .bt601: (kr, kb) = (0.299, 0.114)
+        case .bt709: (kr, kb) = (0.2126, 0.0722)
+        case .bt2020: (kr, kb) = (0.2627, 0.0593)
+        }
         let kg = 1 - kr - kb
         let luma: Double, pb: Double, pr: Double
         switch range {

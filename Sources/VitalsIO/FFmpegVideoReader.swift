@@ -32,10 +32,14 @@ public final class FFmpegVideoReader: VideoFrameReader {
     public let path: String
     public let options: Options
     public let videoInfo: VideoInfo
-    /// The Y'CbCr encoding of delivered 4:2:0 frames: range and matrix as the stream declares; when
-    /// it does not, video range (as ffmpeg assumes), and BT.709 for HD (a side of 720 pixels or
-    /// more) or BT.601 below, the convention players follow.
+    /// The Y'CbCr encoding of delivered 4:2:0 frames: range as the stream declares (video range
+    /// when it does not, as ffmpeg assumes); the matrix the stream declares when it is BT.601,
+    /// BT.709 or BT.2020, else the nearest of them (ffmpeg converts); for untagged or RGB sources,
+    /// BT.709 for HD (a side of 720 pixels or more) and BT.601 below, the convention players follow.
+    /// ffmpeg is told both matrices, so the samples delivered are always in this encoding.
     public let encoding: YCbCrEncoding
+    /// The matrix ffmpeg takes the source's Y'CbCr samples to be in (its `in_color_matrix` name).
+    private let sourceMatrix: String
     private let ffmpeg: String
     /// `-fps_mode` (ffmpeg 5.1+) or its older spelling `-vsync`.
     private let fpsModeFlag: String
@@ -69,8 +73,9 @@ public final class FFmpegVideoReader: VideoFrameReader {
         videoInfo = VideoInfo(
             width: w, height: h, sourceWidth: probe.width, sourceHeight: probe.height,
             nominalFrameRate: probe.frameRate, duration: probe.duration, frameCountHint: probe.frameCount,
-            codec: "\(probe.codec) \(probe.pixelFormat)")
-        encoding = YCbCrEncoding(range: probe.fullRange ? .full : .video, matrix: probe.bt709 ? .bt709 : .bt601)
+            codec: "\(probe.codec) \(probe.pixelFormat)", timestampResolution: probe.timeBase)
+        encoding = YCbCrEncoding(range: probe.fullRange ? .full : .video, matrix: probe.matrix)
+        sourceMatrix = probe.sourceMatrix
     }
 
     // MARK: Reading
@@ -80,8 +85,10 @@ public final class FFmpegVideoReader: VideoFrameReader {
         let format: PixelFormat = options.bgra ? .bgra : .yuv420BiPlanar(encoding)
         let frameBytes = Frame.packedByteCount(format: format, width: w, height: h)
         let range = encoding.range == .full ? "pc" : "tv"
-        var filter = "scale=\(w):\(h):flags=area"
-        if !options.bgra { filter += ":out_range=\(range)" }
+        // Both matrices named: left to itself, swscale takes untagged Y'CbCr for BT.601 and
+        // converts RGB sources with BT.601, whatever `encoding` says.
+        var filter = "scale=\(w):\(h):flags=area:in_color_matrix=\(sourceMatrix)"
+        if !options.bgra { filter += ":out_color_matrix=\(Self.swscaleName(encoding.matrix)):out_range=\(range)" }
         filter += ",showinfo=checksum=0"
         var arguments = ["-hide_banner", "-nostats", "-nostdin", "-loglevel", "info", "-noautorotate"]
         if let t = options.threads { arguments += ["-threads", String(t)] }
@@ -162,20 +169,10 @@ public final class FFmpegVideoReader: VideoFrameReader {
                 .corrupt, "\(path): ffmpeg logged \(log.frameCount) frame times for \(index) frames; timestamps are unreliable")
         }
         // ffmpeg skips what it cannot decode and stops quietly at a cut; the container says how
-        // many frames (or seconds) there should be. Allow a little slack: edit lists, estimates.
-        let info = videoInfo
-        var shortfall: String?
-        if let expected = info.frameCountHint {
-            if Double(index) < Double(expected) * Self.minimumDecodedFraction - 2 {
-                shortfall = "only \(index) of \(expected) frames could be decoded"
-            }
-        } else if let duration = info.duration {
-            let step = 1 / (info.nominalFrameRate ?? 30)
-            let span = index == 0 ? 0 : lastTime - firstTime + step
-            if span < duration * Self.minimumDecodedFraction - 2 * step {
-                shortfall = String(format: "frames cover only %.2f of %.2f s", span, duration)
-            }
-        }
+        // long the stream is (and how many frames it holds).
+        let step = 1 / (videoInfo.nominalFrameRate ?? 30)
+        let span = index == 0 ? 0 : lastTime - firstTime + step
+        let shortfall = Self.shortfall(decodedFrames: index, span: span, info: videoInfo)
         if let shortfall {
             let reason = log.reason(prefix: "", errorsOnly: true)
             throw InputError(
@@ -205,6 +202,24 @@ public final class FFmpegVideoReader: VideoFrameReader {
     /// A video whose decodable frames (or their time span) fall short of this fraction of what its
     /// container states is reported as truncated or corrupt (5 % slack for estimated counts).
     static let minimumDecodedFraction = 0.95
+
+    /// Why `decodedFrames` frames spanning `span` seconds (first frame to one frame past the last)
+    /// fall short of what the container states, or nil when they do not: fewer frames than
+    /// ``VideoInfo/frameCountHint``, or a shorter span than ``VideoInfo/duration``, by more than
+    /// ``minimumDecodedFraction`` allows and two frames of slack.
+    static func shortfall(decodedFrames: Int, span: Double, info: VideoInfo) -> String? {
+        if let expected = info.frameCountHint,
+            Double(decodedFrames) < Double(expected) * minimumDecodedFraction - 2 {
+            return "only \(decodedFrames) of \(expected) frames could be decoded"
+        }
+        if let duration = info.duration {
+            let step = 1 / (info.nominalFrameRate ?? 30)
+            if span < duration * minimumDecodedFraction - 2 * step {
+                return String(format: "frames cover only %.2f of %.2f s", span, duration)
+            }
+        }
+        return nil
+    }
 
     /// How to get ffmpeg, for the one-line error.
     static let installHint =
@@ -246,8 +261,12 @@ public final class FFmpegVideoReader: VideoFrameReader {
     struct Probe {
         var width: Int, height: Int
         var frameRate: Double?, duration: Double?, frameCount: Int?
+        /// Seconds per timestamp tick.
+        var timeBase: Double?
         var codec: String, pixelFormat: String
-        var fullRange: Bool, bt709: Bool
+        var fullRange: Bool
+        /// The matrix of the source's samples (swscale's name) and the one delivered.
+        var sourceMatrix: String, matrix: YCbCrEncoding.Matrix
     }
 
     /// The first video stream's size, rate, length and colour tags, from ffprobe's JSON.
@@ -256,7 +275,7 @@ public final class FFmpegVideoReader: VideoFrameReader {
         process.executableURL = URL(fileURLWithPath: ffprobe)
         process.arguments = [
             "-v", "error", "-select_streams", "v:0", "-show_entries",
-            "stream=codec_name,width,height,pix_fmt,avg_frame_rate,r_frame_rate,nb_frames,duration,color_range,color_space:format=duration,format_name",
+            "stream=codec_name,width,height,pix_fmt,avg_frame_rate,r_frame_rate,nb_frames,duration,start_time,time_base,color_range,color_space:stream_tags:format=duration,format_name,nb_streams",
             "-of", "json", path,
         ]
         let out = Pipe(), err = Pipe()
@@ -283,6 +302,12 @@ public final class FFmpegVideoReader: VideoFrameReader {
         guard let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw InputError(.corrupt, "\(path): ffprobe gave no readable answer")
         }
+        return try probe(json: json, path: path)
+    }
+
+    /// The ``Probe`` of ffprobe's JSON answer (`streams` holding the first video stream, `format`).
+    /// - Throws: `InputError(.unsupportedFormat)` for no video stream, a text file or a still image.
+    static func probe(json: [String: Any], path: String) throws -> Probe {
         let streams = json["streams"] as? [[String: Any]] ?? []
         let format = json["format"] as? [String: Any] ?? [:]
         guard let s = streams.first, let w = s["width"] as? Int, let h = s["height"] as? Int, w > 0, h > 0 else {
@@ -305,16 +330,74 @@ public final class FFmpegVideoReader: VideoFrameReader {
         }
         let pixelFormat = s["pix_fmt"] as? String ?? "unknown"
         let range = s["color_range"] as? String ?? "unknown"
-        let space = s["color_space"] as? String ?? "unknown"
+        let matrices = colorMatrices(space: s["color_space"] as? String ?? "unknown", width: w, height: h)
+        let duration = streamDuration(stream: s, format: format)
+        // nb_frames counts every frame stored, also those an edit list cuts away (a trim without
+        // re-encoding keeps the frames before the cut back to a keyframe, and ffmpeg drops them):
+        // no more than the duration holds at the average rate.
+        var frameCount = Int(s["nb_frames"] as? String ?? "")
+        if let n = frameCount, let duration, let average = rate("avg_frame_rate") {
+            frameCount = min(n, Int((duration * average).rounded()))
+        }
         return Probe(
             width: w, height: h,
             frameRate: rate("avg_frame_rate") ?? rate("r_frame_rate"),
-            duration: Double(s["duration"] as? String ?? "") ?? Double(format["duration"] as? String ?? ""),
-            frameCount: Int(s["nb_frames"] as? String ?? ""),
-            codec: s["codec_name"] as? String ?? "unknown", pixelFormat: pixelFormat,
+            duration: duration,
+            frameCount: frameCount, timeBase: rate("time_base"),
+            codec: codec, pixelFormat: pixelFormat,
             fullRange: range == "pc" || pixelFormat.hasPrefix("yuvj"),
-            // Untagged HD video is BT.709 by convention (what players assume); untagged SD is BT.601.
-            bt709: space == "bt709" || (["unknown", "unspecified", ""].contains(space) && min(w, h) >= 720))
+            sourceMatrix: matrices.source, matrix: matrices.delivered)
+    }
+
+    /// The matrix a stream's samples are in, by swscale's name (`in_color_matrix`), and the one to
+    /// deliver, for ffprobe's `color_space`: BT.601, BT.709 and BT.2020 (constant luminance taken
+    /// as non-constant, as swscale does) pass through; FCC and SMPTE 240M are converted to the
+    /// nearest; anything else (untagged, RGB, YCgCo, ...) is BT.709 for HD (a side of 720 pixels
+    /// or more) and BT.601 below, what players assume for untagged video.
+    static func colorMatrices(space: String, width: Int, height: Int) -> (source: String, delivered: YCbCrEncoding.Matrix) {
+        switch space {
+        case "bt709": ("bt709", .bt709)
+        case "bt470bg", "smpte170m": ("bt601", .bt601)
+        case "bt2020nc", "bt2020c": ("bt2020", .bt2020)
+        case "fcc": ("fcc", .bt601)
+        case "smpte240m": ("smpte240m", .bt709)
+        default: min(width, height) >= 720 ? ("bt709", .bt709) : ("bt601", .bt601)
+        }
+    }
+
+    /// swscale's name of `matrix` (the scale filter's `in_color_matrix` / `out_color_matrix`).
+    static func swscaleName(_ matrix: YCbCrEncoding.Matrix) -> String {
+        switch matrix {
+        case .bt601: "bt601"
+        case .bt709: "bt709"
+        case .bt2020: "bt2020"
+        }
+    }
+
+    /// The video stream's length, seconds: its own duration (edit lists applied); for Matroska and
+    /// WebM, which state none, the `DURATION` tag muxers write per track (the end time of its last
+    /// frame, so the stream's start time is taken off); the container's duration only when the
+    /// file holds this one stream (it is the longest stream's, and audio may outlast the video);
+    /// otherwise nil.
+    static func streamDuration(stream s: [String: Any], format: [String: Any]) -> Double? {
+        if let d = Double(s["duration"] as? String ?? ""), d > 0 { return d }
+        let tags = s["tags"] as? [String: Any] ?? [:]
+        if let text = tags.first(where: { $0.key.uppercased() == "DURATION" })?.value as? String,
+            let end = matroskaDuration(text) {
+            let start = Double(s["start_time"] as? String ?? "") ?? 0
+            let d = end - max(0, start)
+            return d > 0 ? d : nil
+        }
+        if format["nb_streams"] as? Int == 1, let d = Double(format["duration"] as? String ?? ""), d > 0 { return d }
+        return nil
+    }
+
+    /// Seconds of a Matroska duration tag, "HH:MM:SS.nnnnnnnnn" (nil when it is not one).
+    static func matroskaDuration(_ text: String) -> Double? {
+        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, let h = Int(parts[0]), let m = Int(parts[1]), let sec = Double(parts[2]),
+            h >= 0, (0..<60).contains(m), sec >= 0, sec < 60 else { return nil }
+        return Double(h * 3600 + m * 60) + sec
     }
 }
 

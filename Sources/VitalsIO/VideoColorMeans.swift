@@ -45,10 +45,17 @@ public struct VideoColorMeans: Sendable {
         }
     }
 
-    /// Seconds from the first frame to one frame past the last (frames times the median interval).
+    /// A video's frame colours as given (for tests and callers that decoded it themselves).
+    public init(info: VideoInfo, samples: [ColorSample], tileStatistics: TileStatistics? = nil) {
+        self.info = info
+        self.samples = samples
+        self.tileStatistics = tileStatistics
+    }
+
+    /// Seconds from the first frame to one frame past the last (the span plus one typical interval).
     public var duration: Double {
         guard samples.count > 1 else { return 0 }
-        return samples.last!.time - samples.first!.time + medianInterval
+        return samples.last!.time - samples.first!.time + typicalInterval
     }
 
     /// Frame intervals, seconds.
@@ -60,13 +67,43 @@ public struct VideoColorMeans: Sendable {
         return d.isEmpty ? 0 : d[d.count / 2]
     }
 
-    /// Frames per second from the timestamps (1 / median interval), nil for a single frame.
-    public var measuredFrameRate: Double? { medianInterval > 0 ? 1 / medianInterval : nil }
+    /// The typical frame interval, seconds (0 for a single frame, or times that do not increase):
+    /// the mean of the intervals within a factor ``gapRatio`` of the median (give or take one
+    /// timestamp tick), so a gap or a dropped frame (which doubles an interval) does not lengthen it. Without those,
+    /// it is (last - first) / (frames - 1). The median alone is biased by timestamps rounded to a
+    /// coarse tick: Matroska's whole milliseconds make a 240-fps video's intervals 4 and 5 ms,
+    /// median 4 ms (250 fps), mean 4.17 ms.
+    public var typicalInterval: Double {
+        let d = intervals
+        guard !d.isEmpty else { return 0 }
+        let median = medianInterval, tick = info.timestampResolution ?? 0
+        guard median > 0 else { return 0 }
+        let band = (median / Self.gapRatio - tick)...(median * Self.gapRatio + tick)
+        var sum = 0.0, count = 0
+        for x in d where band.contains(x) {
+            sum += x
+            count += 1
+        }
+        return sum / Double(count)  // count >= 1: the median interval itself is counted
+    }
 
-    /// True when some interval differs from the median by more than 10 % (variable frame rate, or drops).
+    /// An interval this many times the median or more holds a missing frame (one dropped frame
+    /// doubles it; 1.5 is halfway); one shorter than the median divided by it, a frame stamped early.
+    static let gapRatio = 1.5
+
+    /// Frames per second from the timestamps (1 / ``typicalInterval``), nil for a single frame.
+    public var measuredFrameRate: Double? { typicalInterval > 0 ? 1 / typicalInterval : nil }
+
+    /// The fraction of the typical interval an interval may differ by before the rate counts as variable.
+    static let variableIntervalTolerance = 0.1
+
+    /// True when some interval differs from the typical one by more than 10 % of it plus one
+    /// timestamp tick (``VideoInfo/timestampResolution``: rounding each time to the tick moves an
+    /// interval by up to one): a variable frame rate, or dropped frames.
     public var isVariableFrameRate: Bool {
-        let m = medianInterval
-        return m > 0 && intervals.contains { abs($0 - m) > 0.1 * m }
+        let m = typicalInterval
+        let tolerance = Self.variableIntervalTolerance * m + (info.timestampResolution ?? 0)
+        return m > 0 && intervals.contains { abs($0 - m) > tolerance }
     }
 
     /// Mean of the per-frame means.

@@ -25,14 +25,19 @@ public struct VideoInfo: Sendable, Equatable, Codable {
     public var nominalFrameRate: Double?
     /// Duration in seconds from the container, or nil if unknown.
     public var duration: Double?
-    /// The container's frame count, when it states one (an estimate: the decoder decides).
+    /// The container's frame count, when it states one (an estimate: the decoder decides; ffmpeg
+    /// sources cap it at what the duration holds at the average rate, as edit lists cut frames away).
     public var frameCountHint: Int?
     /// Short description of the stream, e.g. "h264 yuv420p" or "y4m 420jpeg".
     public var codec: String
+    /// Seconds per timestamp tick (the stream's time base: 0.001 for Matroska), or nil when frame
+    /// times are computed exactly (Y4M) or the tick is unknown. Each frame time is rounded to it,
+    /// so an interval between two frames is off by up to one tick.
+    public var timestampResolution: Double?
 
     public init(
         width: Int, height: Int, sourceWidth: Int, sourceHeight: Int, nominalFrameRate: Double?,
-        duration: Double?, frameCountHint: Int?, codec: String
+        duration: Double?, frameCountHint: Int?, codec: String, timestampResolution: Double? = nil
     ) {
         self.width = width
         self.height = height
@@ -42,6 +47,7 @@ public struct VideoInfo: Sendable, Equatable, Codable {
         self.duration = duration
         self.frameCountHint = frameCountHint
         self.codec = codec
+        self.timestampResolution = timestampResolution
     }
 }
 

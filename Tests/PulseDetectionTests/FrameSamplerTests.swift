@@ -111,6 +111,10 @@ func referencePerPixelRGB(
                 r += ys + 1.5748 * pr
                 g += ys - 0.187324273 * pb - 0.468124273 * pr
                 b += ys + 1.8556 * pb
+            case .bt2020:
+                r += ys + 1.4746 * pr
+                g += ys - 0.164553127 * pb - 0.571353127 * pr
+                b += ys + 1.8814 * pb
             }
             n += 1
         }
@@ -191,7 +195,7 @@ struct FrameSamplerTests {
 
     static let encodings: [YCbCrEncoding] = [
         .videoRange601, .fullRange601, YCbCrEncoding(range: .video, matrix: .bt709),
-        YCbCrEncoding(range: .full, matrix: .bt709),
+        YCbCrEncoding(range: .full, matrix: .bt709), YCbCrEncoding(range: .video, matrix: .bt2020),
     ]
 
     @Test(arguments: [true, false])
@@ -256,6 +260,11 @@ struct FrameSamplerTests {
         let y = 0.299 * 255, cb = 128 - 0.168736 * 255, cr = 128 + 0.5 * 255
         let red = YCbCrEncoding.fullRange601.rgb(y: y, cb: cb, cr: cr)
         #expect(abs(red.red - 255) < 1e-3 && abs(red.green) < 1e-3 && abs(red.blue) < 1e-3)
+        // BT.2020 (ITU-R BT.2020-2, non-constant luminance): Y' = 0.2627 R' + 0.6780 G' + 0.0593 B',
+        // Cb = (B' - Y') / 1.8814, Cr = (R' - Y') / 1.4746. Full-range pure green:
+        let g = 0.6780 * 255
+        let green = YCbCrEncoding(range: .full, matrix: .bt2020).rgb(y: g, cb: 128 - g / 1.8814, cr: 128 - g / 1.4746)
+        #expect(abs(green.red) < 1e-9 && abs(green.green - 255) < 1e-9 && abs(green.blue) < 1e-9)
     }
 
     @Test func invalidGeometryAndRequestsThrowCodedErrors() throws {
