@@ -226,7 +226,7 @@ public struct HRVResult: Sendable, Codable {
 /// Rules 2 and 3 need at least ``minimumNeighbours`` (5) in-range neighbours; with fewer, intervals are kept.
 /// 4. Intervals touching a beat the caller excludes are rejected as well.
 ///
-/// ## Definitions (HeartPy 1.2.6 `analysis.py`, re-implemented)
+/// ## Definitions (HeartPy 1.2.7 from PyPI, whose `__version__` string reads 1.2.6: `analysis.py`, re-implemented)
 /// On the accepted intervals (NN, ms): `bpm` = 60000 / mean, `ibi` = mean, `sdnn` = population
 /// standard deviation, `hr_mad` = median |NN - median NN|. Successive differences |NN[i+1] - NN[i]| are
 /// taken only where both intervals are accepted: `rmssd` = √mean(d²), `sdsd` = population standard
@@ -293,6 +293,9 @@ public enum HRV {
     public static let minimumSpectralSeconds = 50.0
     /// Minimum span of the resampled NN series for the breathing rate, seconds.
     public static let minimumBreathingSeconds = 20.0
+    /// Spectral power (ms², or ms²/Hz for a density) below which a value is rounding error, not
+    /// variability: far below the 1 ms² of the smallest real LF or HF.
+    public static let negligiblePower = 1e-6
 
     /// HRV from beat times.
     /// - Parameters:
@@ -481,13 +484,14 @@ public enum HRV {
                                         into m: inout HRVMeasures) {
         guard let series = resampledNN(intervals: intervals, times: times, accepted: accepted) else { return }
         let fs = resamplingRate
-        let span = Double(series.values.count) / fs
+        let span = series.duration
         if span >= minimumSpectralSeconds {
             let segment = min(series.values.count, Int(welchSegmentSeconds * fs))
             let psd = Spectrum.welch(series.values, sampleRate: fs, segmentLength: segment)
             m.lf = heartPyBandPower(psd, lfBand.low, lfBand.high)
             m.hf = heartPyBandPower(psd, hfBand.low, hfBand.high)
-            m.lfhf = m.lf / m.hf
+            // A ratio of two numerically zero powers (intervals that do not vary) is no ratio.
+            m.lfhf = m.hf > negligiblePower ? m.lf / m.hf : .nan
         }
         if span >= minimumBreathingSeconds {
             let filter = Butterworth.bandPass(order: 2, low: breathingBand.low, high: breathingBand.high, sampleRate: fs)
@@ -496,7 +500,11 @@ public enum HRV {
             let thirty = Int(30 * fs)
             let segment = breathing.count < thirty ? breathing.count : max(breathing.count / 10, thirty)
             let psd = Spectrum.welch(breathing, sampleRate: fs, segmentLength: segment)
-            if let k = psd.peakIndex(low: breathingBand.low, high: breathingBand.high) {
+            // A peak inside the band: a maximum at its edge means the spectrum still rises beyond
+            // it (or holds nothing but rounding error, for intervals that do not vary).
+            if let k = psd.peakIndex(low: breathingBand.low, high: breathingBand.high),
+               k > 0, k + 1 < psd.power.count, psd.frequencies[k - 1] >= breathingBand.low,
+               psd.frequencies[k + 1] <= breathingBand.high, psd.power[k] > negligiblePower {
                 m.breathingRate = psd.frequencies[k]
             }
         }

@@ -23,7 +23,8 @@ public struct PowerSpectrum: Sendable, Hashable {
     public var resolution: Double { frequencies.count > 1 ? frequencies[1] - frequencies[0] : 0 }
 
     /// The power in `[low, high]` Hz: trapezoidal integral of the density over the bins whose frequency
-    /// lies in the closed interval (numpy's `trapz(power[mask], frequencies[mask])`, as HeartPy does).
+    /// lies in the closed interval (numpy's `trapz(power[mask], frequencies[mask])`; HeartPy's own band power is
+    /// half-open, `low <= f < high`, which HRV computes itself).
     /// Units: (signal unit)². 0 when fewer than two bins fall in the band.
     public func bandPower(low: Double, high: Double) -> Double {
         var total = 0.0

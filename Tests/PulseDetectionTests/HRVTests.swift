@@ -77,7 +77,7 @@ private func heartPyReferenceIntervals() -> [Double] {
 }
 
 @Suite struct HRVHeartPyCrossCheckTests {
-    // Expected values: HeartPy 1.2.6, `hp.process_rr(list(rr), calc_freq=True, square_spectrum=False)`
+    // Expected values: HeartPy 1.2.7 (PyPI; its __version__ reads 1.2.6), `hp.process_rr(list(rr), calc_freq=True, square_spectrum=False)`
     // on heartPyReferenceIntervals() (numpy 2.4.6 / scipy 1.17.1, with `np.trapz = np.trapezoid` because
     // numpy 2.4 removed trapz). Time-domain and Poincaré definitions are identical, so they agree to
     // rounding. LF/HF differ by construction (HeartPy: cubic smoothing spline, 4 samples per mean beat;
@@ -114,7 +114,7 @@ private func heartPyReferenceIntervals() -> [Double] {
 @Suite struct HRVHeartPyAt80BPMTests {
     @Test func spectralMeasuresMatchHeartPyAwayFromSixtyBPM() {
         // 400 intervals around 750 ms (80 bpm), where HeartPy resamples at 4 per mean beat (5.33 Hz)
-        // and we at 4 Hz. HeartPy 1.2.6 process_rr (as above) gave rmssd 26.2314, sdnn 25.7713,
+        // and we at 4 Hz. HeartPy 1.2.7 process_rr (as above) gave rmssd 26.2314, sdnn 25.7713,
         // breathingrate 0.2667, lf 200.84, hf 447.3577, lf/hf 0.4489.
         let rr = (0..<400).map { k -> Double in
             let kd = Double(k)
@@ -304,4 +304,29 @@ private func heartPyReferenceIntervals() -> [Double] {
         #expect(exact > 20 && exact < 30)
         #expect(abs(jittered - exact) / exact < 0.05)
     }
+}
+
+@Test func intervalsThatDoNotVaryHaveNoBreathingRateAndNoLFHFRatio() {
+    // 120 s of exactly 1000-ms intervals but for two slightly off at the ends: the spectra hold only
+    // rounding error, which must not come out as a breathing rate at the band's edge or an LF/HF.
+    var intervals = [Double](repeating: 1000, count: 120)
+    intervals[0] = 1003
+    intervals[119] = 998
+    let m = HRV.measures(intervals: intervals).measures
+    #expect(m.breathingRate.isNaN)
+    #expect(m.lfhf.isNaN)
+    #expect(m.lf < 1e-3 && m.hf < 1e-3)
+}
+
+@Test func aBreathingRateInsideTheBandIsStillFound() {
+    // Respiratory sinus arrhythmia at 0.25 Hz: ±40 ms on 1-s intervals for 3 minutes.
+    var t = 0.0
+    let intervals = (0..<180).map { _ -> Double in
+        let v = 1000 + 40 * sin(2 * Double.pi * 0.25 * t)
+        t += v / 1000
+        return v
+    }
+    let m = HRV.measures(intervals: intervals).measures
+    #expect(abs(m.breathingRate - 0.25) < 0.02)
+    #expect(m.lfhf.isFinite)
 }
