@@ -38,24 +38,34 @@ GATES = [
     ("MTHS within 5 bpm of answered", ["eval", "fingertip", f"{DATA}/fingertip-mths"], ["overall", "within_5_fraction"], "min", 0.85, 0.85),
     ("MTHS median abs error (bpm)", ["eval", "fingertip", f"{DATA}/fingertip-mths"], ["overall", "median_ae_bpm"], "max", 2.0, 2.0),
     ("MTHS MAE (bpm)", ["eval", "fingertip", f"{DATA}/fingertip-mths"], ["overall", "mae_bpm"], "max", 4.0, 4.0),
-    ("MTHS subjects within 5 bpm", ["eval", "fingertip", f"{DATA}/fingertip-mths"], ["overall", "subjects_within_5"], "min", 36, 36),
+    # Issue 2 asks for >= 90 % of subjects (36 of these 40; held-back sets are larger): the fraction.
+    ("MTHS subjects within 5 bpm (fraction)", ["eval", "fingertip", f"{DATA}/fingertip-mths"], ["overall", "subjects_within_5_fraction"], "min", 0.9, 0.9),
     ("MTHS half/double windows", ["eval", "fingertip", f"{DATA}/fingertip-mths"], ["overall", "half_double_fraction"], "max", 0.035, 0.02),
     ("a103l beat sensitivity", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "sensitivity"], "min", 0.95, 0.97),
     ("a103l beat PPV", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "ppv"], "min", 0.96, 0.97),
     ("a103l IBI median error (ms)", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "ibi_median_error_ms"], "max", 5.0, 5.0),
-    ("a103l IBI p90 error (ms)", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "ibi_p90_error_ms"], "max", 11.0, 15.0),
+    # Every pair of consecutive matched beats (the issue's definition; 4.8 / 12.3 ms). Before
+    # 2026-11-23 the figure left out the intervals HRV rejects (4.2 / 9.9 ms, still printed apart as
+    # ibi_hrv_*), and the p90 floor was 11.
+    ("a103l IBI p90 error (ms)", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "ibi_p90_error_ms"], "max", 13.5, 15.0),
     # Simulated finger (issue 2), 40-200 bpm at 30 fps with jitter, drops, drift and motion spikes; needs no data.
     ("simulated max |rate error| (bpm)", ["eval", "simulated"], ["overall", "max_abs_rate_error_bpm"], "max", 1.0, 1.0),
     ("simulated rates declined (of 17)", ["eval", "simulated"], ["overall", "declined"], "max", 1, 0),
     ("simulated half/double-rate reports", ["eval", "simulated"], ["overall", "half_double_reports"], "max", 0, 0),
     ("simulated max contact latency (s)", ["eval", "simulated"], ["overall", "max_contact_latency_s"], "max", 0.5, 0.5),
     ("simulated max first-rate delay (s)", ["eval", "simulated"], ["overall", "max_first_rate_delay_s"], "max", 6.0, 6.0),
+    ("simulated cases missing a first rate", ["eval", "simulated"], ["overall", "cases_missing_a_first_rate"], "max", 0, 0),
     ("simulated wrong first rates", ["eval", "simulated"], ["overall", "first_rates_wrong"], "max", 0, 0),
     ("simulated max beat latency (ms)", ["eval", "simulated"], ["overall", "max_beat_latency_ms"], "max", 245, 250),
+    # The latency figure means something only if the beats are seen: our own bar (not the issue's) is
+    # >= 95 % seen and <= 5 % spurious at every rate; 40 bpm sees 28 of 30 (two beats hit by motion spikes).
+    ("simulated min fraction of beats seen live", ["eval", "simulated"], ["overall", "min_beats_seen_fraction"], "min", 0.93, 0.95),
+    ("simulated max fraction of spurious live beats", ["eval", "simulated"], ["overall", "max_spurious_beats_fraction"], "max", 0.05, 0.05),
     ("simulated max |RMSSD error|", ["eval", "simulated"], ["overall", "max_abs_rmssd_error_fraction"], "max", 0.08, 0.05),
     ("simulated rates with RMSSD within 5 % (of 17)", ["eval", "simulated"], ["overall", "rates_rmssd_within_5_percent"], "min", 16, 17),
     ("simulated repeated confirmed beats", ["eval", "simulated"], ["overall", "repeated_confirmed_beats"], "max", 0, 0),
-    ("fingertip videos within 5 bpm (of 7)", ["eval", "video", f"{DATA}/fingertip-video"], ["overall", "within_5"], "min", 4, 6),
+    # Issue 3 asks for 6 of 7 (held-back videos are measured the same way): the fraction.
+    ("fingertip videos within 5 bpm (fraction)", ["eval", "video", f"{DATA}/fingertip-video"], ["overall", "within_5_fraction"], "min", 0.571, 0.857),
     ("live pipeline per frame (ns)", ["bench", "--filter", "pulse-stream"], ["benchmarks", "name=pulse-stream-per-frame-30fps", "ns_per_op"], "max", 2000, 2000),
     # Thread CPU time; measured 9.6-10.3 M samples/s after the batch work (issue 2) on a quiet machine,
     # 6.6 M while other processes shared the 2 cores (the VM's CPU time then includes stolen time).

@@ -105,7 +105,10 @@ public struct PulseAnalysis: Sendable {
     /// The answer for the window [start, start + length] seconds: the median of the estimates whose
     /// analysis windows lie inside it (or, for windows shorter than the analysis window, that end in
     /// it), reported when at least half of them are confident enough; otherwise bpm is nil and the
-    /// confidence says why.
+    /// confidence says why. The estimates are the live rate tracker's, which carries its track from
+    /// one hop to the next: a window's answer is what a live display showed over it, and it can lag a
+    /// sudden change of rate at the window's start (a track at 60 bpm takes several hops to follow a
+    /// step to 96), rather than a fresh estimate from the window alone.
     public func window(start: Double, length: Double) -> (bpm: Double?, confidence: Double) {
         let eps = 1e-6
         var inside = estimates.filter {

@@ -9,7 +9,8 @@ import SignalProcessing
 /// shifted back by it. A shifted
 /// beat matches the nearest R-peak within `tolerance` seconds (each R-peak matches at most once).
 /// Inter-beat intervals of consecutive matched beats are compared with the R-R intervals of their
-/// R-peaks. Given the span the recording covers, an unmatched beat whose R-peak would precede it and
+/// R-peaks: all of them (the figure), and apart those HRV keeps (not rejected as ectopic,
+/// artefact or of doubtful shape). Given the span the recording covers, an unmatched beat whose R-peak would precede it and
 /// an unmatched R-peak whose pulse would follow it are not scored (the other signal cannot hold
 /// their partner).
 public struct BeatEvaluation: Sendable {
@@ -18,8 +19,11 @@ public struct BeatEvaluation: Sendable {
     public var references: Int
     public var truePositives: Int
     public var arrivalDelay: Double
-    /// |IBI - RR| in milliseconds, over consecutive matched pairs whose beats are not flagged.
+    /// |IBI - RR| in milliseconds, over every pair of consecutive matched beats whose R-peaks are
+    /// consecutive too.
     public var intervalErrorsMS: [Double]
+    /// The same over the intervals HRV keeps (the interval's ending beat not flagged `isArtifact`).
+    public var keptIntervalErrorsMS: [Double] = []
     public var flaggedBeats: Int
     /// R-peaks next to an implausible R-R interval (see ``implausibleReferences(_:)``): ectopic beats
     /// or errors of the R-peak detector in ECG noise.
@@ -33,6 +37,8 @@ public struct BeatEvaluation: Sendable {
     public var positivePredictiveValue: Double { Double(truePositives) / Double(max(1, beats)) }
     public var medianIntervalErrorMS: Double { Statistics.median(intervalErrorsMS) }
     public var p90IntervalErrorMS: Double { Statistics.percentile(intervalErrorsMS, 90) }
+    public var medianKeptIntervalErrorMS: Double { Statistics.median(keptIntervalErrorsMS) }
+    public var p90KeptIntervalErrorMS: Double { Statistics.percentile(keptIntervalErrorsMS, 90) }
 
     /// - Parameter span: the times (s) the recording covers, if known: see the type's description.
     public static func score(name: String, beats: [Beat], rPeaks: [Double], tolerance: Double = 0.15,
@@ -54,16 +60,19 @@ public struct BeatEvaluation: Sendable {
                 used.insert(best)
             }
         }
-        var errors: [Double] = []
+        var errors: [Double] = [], kept: [Double] = []
         for i in 1..<max(1, times.count) {
-            guard let a = match[i - 1], let b = match[i], b == a + 1, !beats[i].isArtifact else { continue }
-            errors.append(abs((times[i] - times[i - 1]) - (rPeaks[b] - rPeaks[a])) * 1000)
+            guard let a = match[i - 1], let b = match[i], b == a + 1 else { continue }
+            let e = abs((times[i] - times[i - 1]) - (rPeaks[b] - rPeaks[a])) * 1000
+            errors.append(e)
+            if !beats[i].isArtifact { kept.append(e) }
         }
         let scoredBeats = times.indices.filter { i in match[i] != nil || span.map { times[i] - delay >= $0.lowerBound } ?? true }
         let scoredPeaks = rPeaks.indices.filter { k in used.contains(k) || span.map { rPeaks[k] + delay <= $0.upperBound } ?? true }
         var result = BeatEvaluation(name: name, beats: scoredBeats.count, references: scoredPeaks.count, truePositives: used.count,
                                     arrivalDelay: delay, intervalErrorsMS: errors,
                                     flaggedBeats: beats.filter(\.isArtifact).count)
+        result.keptIntervalErrorsMS = kept
         let implausible = implausibleReferences(rPeaks)
         result.implausibleReferences = implausible.filter { $0 }.count
         let plausible = scoredPeaks.filter { !implausible[$0] }

@@ -46,12 +46,17 @@ public struct FingertipEvaluation: Sendable {
             truth[0] = truth[0].map { $0 - recording.startTime }
             let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate, settings: settings)
             var windows: [Window] = []
+            var unscored = 0
             for s in HeartRateReport.windowStarts(duration: recording.duration, length: window, hop: hop) where s >= skipFirst - 1e-9 {
                 var values: [Double] = []
                 for (t, h) in zip(truth[0], truth[1]) where t >= s - 1e-9 && t <= s + window + 1e-9 && h.isFinite {
                     values.append(h)
                 }
-                guard !values.isEmpty else { continue }
+                guard !values.isEmpty else {
+                    // Said in the subject's notes, not silently left out of "scored".
+                    unscored += 1
+                    continue
+                }
                 let w = analysis.window(start: s, length: window)
                 windows.append(Window(start: s, truth: Statistics.mean(values), bpm: w.bpm, confidence: w.confidence))
             }
@@ -59,6 +64,7 @@ public struct FingertipEvaluation: Sendable {
             var notes: [String] = []
             let run = longestConstantRun(truth[0], truth[1])
             if run >= 20 { notes.append(String(format: "oximeter reading constant for %.0f s", run)) }
+            if unscored > 0 { notes.append("\(unscored) window(s) without an oximeter value, not scored") }
             let whole = analysis.heartRate
             let oximeter = Statistics.median(finite)
             if let whole, whole.confidence >= 0.8, abs(whole.bpm - oximeter) > 10 {
@@ -115,6 +121,13 @@ public struct FingertipEvaluation: Sendable {
         public var subjectsWithin5Fraction: Double { Double(subjectsWithin5) / Double(max(1, subjects)) }
     }
 
+    /// A half- or double-rate answer: within 10 % of half or of twice the truth (`RateTracker`'s
+    /// `harmonicTolerance`). The same definition scores MTHS and the simulated finger.
+    public static func isHalfOrDouble(_ bpm: Double, truth: Double) -> Bool {
+        let ratio = bpm / truth
+        return abs(ratio - 0.5) <= 0.1 * 0.5 || abs(ratio - 2) <= 0.1 * 2
+    }
+
     public static func summarize(_ subjects: [Subject]) -> Summary {
         var s = Summary()
         var errors: [Double] = []
@@ -128,8 +141,7 @@ public struct FingertipEvaluation: Sendable {
                 let e = abs(bpm - w.truth)
                 errors.append(e)
                 if e <= 5 { s.within5 += 1 }
-                let ratio = bpm / w.truth
-                if abs(ratio - 0.5) <= 0.1 || abs(ratio - 2) <= 0.2 { s.halfOrDouble += 1 }
+                if Self.isHalfOrDouble(bpm, truth: w.truth) { s.halfOrDouble += 1 }
             }
         }
         s.medianAbsoluteError = Statistics.median(errors)

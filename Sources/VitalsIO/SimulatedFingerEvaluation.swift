@@ -25,7 +25,7 @@ public enum SimulatedFingerEvaluation {
         public var truthBPM: Double
         /// The whole-recording answer, bpm (nil = declined).
         public var answeredBPM: Double?
-        /// Reported rates within 5 % of half or 10 % of double the truth.
+        /// Reported rates within 10 % of half or of double the truth (``FingertipEvaluation/isHalfOrDouble(_:truth:)``).
         public var halfOrDoubleReports: Int
         /// Seconds from each contact found to the first rate after it (at the start, after the lift-off).
         public var firstRateDelays: [Double]
@@ -78,15 +78,16 @@ public enum SimulatedFingerEvaluation {
         let (a1, timed1) = run(finger.inputs(duration: 60), settings: settings)
         c.truthBPM = SimulatedFinger.meanRate(settings: s1, until: 60)
         c.answeredBPM = a1.heartRate?.bpm
-        c.halfOrDoubleReports = a1.rates.filter {
-            abs($0.bpm / c.truthBPM - 0.5) <= 0.05 || abs($0.bpm / c.truthBPM - 2) <= 0.2
-        }.count
+        c.halfOrDoubleReports = a1.rates.filter { FingertipEvaluation.isHalfOrDouble($0.bpm, truth: c.truthBPM) }.count
         let truth1 = SimulatedFinger.beats(settings: s1, until: 60).filter { $0.onset > 10 && $0.onset < 55 }
         var latencies: [Double] = []
+        var seen = Set<Int>()
         for (event, at) in timed1 {
             guard case .beat(let b) = event, b.time > 10, b.time < 55 else { continue }
-            if let p = truth1.first(where: { b.time > $0.onset - 0.05 && b.time < $0.peak + 0.05 }) {
-                latencies.append(at - p.peak)
+            // One event per true beat: a second one within the same beat counts as spurious.
+            if let k = truth1.firstIndex(where: { b.time > $0.onset - 0.05 && b.time < $0.peak + 0.05 }), !seen.contains(k) {
+                seen.insert(k)
+                latencies.append(at - truth1[k].peak)
             } else {
                 c.unmatchedBeats += 1
             }

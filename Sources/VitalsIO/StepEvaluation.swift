@@ -35,7 +35,9 @@ public enum StepEvaluation {
             guard fm.fileExists(atPath: dir + "/accelerometer.csv"), fm.fileExists(atPath: truthPath) else { continue }
             let truth = try readTruth(path: truthPath)
             if let usable = truth["usable"] as? Bool, !usable { continue }
-            guard let clean = truth["clean_steps"] as? Int else { continue }
+            guard let clean = truth["clean_steps"] as? Int else {
+                throw InputError(.missingColumn, "\(truthPath): no whole-number 'clean_steps' (and not marked \"usable\": false)")
+            }
             let accBytes = [UInt8](fm.contents(atPath: dir + "/accelerometer.csv") ?? Data())
             let rec = try StepLogs.readOxford(bytes: accBytes, source: dir + "/accelerometer.csv")
             let origin = try firstTimestamp(bytes: accBytes, source: dir + "/accelerometer.csv")
@@ -126,7 +128,10 @@ public enum StepEvaluation {
                 for ev in (truth[key] as? [[Double]]) ?? [] where ev.count == 2 { strikes.append(ev[1] / rate) }
             }
             strikes.sort()
-            let trial = ((truth["TrialBoundaries"] as? [Double]) ?? [0, 0]).map { $0 / rate }
+            guard let bounds = truth["TrialBoundaries"] as? [Double], bounds.count >= 2, bounds[1] > bounds[0] else {
+                throw InputError(.missingColumn, "\(directory)/\(name).json: no 'TrialBoundaries' [start, end] (samples)")
+            }
+            let trial = bounds.map { $0 / rate }
             let subject = (truth["Subject"] as? Int) ?? Int(name.split(separator: "-").first ?? "") ?? 0
             let events = StepDetector.detect(times: rec.time, accelerations: rec.acceleration)
             let steps = events.filter { $0.kind == .step }.map(\.time)

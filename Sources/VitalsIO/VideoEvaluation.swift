@@ -49,9 +49,13 @@ public struct VideoEvaluation: Sendable {
             let url = URL(fileURLWithPath: directory).appendingPathComponent(name)
             guard VideoFile.hasVideoExtension(url.path) else { continue }
             let truthURL = url.deletingPathExtension().appendingPathExtension("json")
-            guard let data = fm.contents(atPath: truthURL.path),
-                  let doc = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let truth = (doc["hr_bpm"] as? NSNumber)?.doubleValue else { continue }
+            // A video without a truth file is not scored; a truth file without a heart rate is an
+            // error (it would silently shrink the "of N").
+            guard let data = fm.contents(atPath: truthURL.path) else { continue }
+            guard let doc = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                  let truth = (doc["hr_bpm"] as? NSNumber)?.doubleValue, truth.isFinite, truth > 0 else {
+                throw InputError(.missingColumn, "\(truthURL.path): no heart rate 'hr_bpm' (bpm)")
+            }
             var result = Result(name: name, truthBPM: truth, seconds: 0)
             let start = DispatchTime.now().uptimeNanoseconds
             do {

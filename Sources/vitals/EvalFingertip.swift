@@ -102,6 +102,7 @@ struct EvalFingertip: ParsableCommand {
             ("windows", .number(Double(s.scored))), ("answered_fraction", .num(s.answeredFraction, digits: 4)),
             ("within_5_fraction", .num(s.within5Fraction, digits: 4)), ("median_ae_bpm", .num(s.medianAbsoluteError, digits: 3)),
             ("mae_bpm", .num(s.meanAbsoluteError, digits: 3)), ("subjects_within_5", .number(Double(s.subjectsWithin5))),
+            ("subjects_within_5_fraction", .num(s.subjectsWithin5Fraction, digits: 6)),
             ("subjects", .number(Double(s.subjects))), ("half_double_fraction", .num(s.halfOrDoubleFraction, digits: 4)),
         ])
     }

@@ -88,16 +88,30 @@ struct EvalSimulated: ParsableCommand {
         let rmssdErrors: [Double] = cases.map { abs($0.rmssdError) }
         let beatMax: [Double] = cases.map { $0.beatLatencyMax * 1000 }
         var fields: [(String, JSON)] = []
-        fields.append(("max_abs_rate_error_bpm", .num(rateErrors.max(), digits: 3)))
+        fields.append(("max_abs_rate_error_bpm", .num(worst(rateErrors), digits: 3)))
         fields.append(("declined", .number(Double(cases.filter { $0.answeredBPM == nil }.count))))
         fields.append(("half_double_reports", .number(Double(cases.map(\.halfOrDoubleReports).reduce(0, +)))))
-        fields.append(("max_first_rate_delay_s", .num(cases.flatMap(\.firstRateDelays).max(), digits: 3)))
+        fields.append(("max_first_rate_delay_s", .num(worst(cases.flatMap(\.firstRateDelays)), digits: 3)))
+        // Each case has two contacts found (the start, after the lift-off), each owed a first rate.
+        fields.append(("cases_missing_a_first_rate", .number(Double(cases.filter { $0.firstRateDelays.count < 2 }.count))))
         fields.append(("first_rates_wrong", .number(Double(cases.map(\.firstRatesWrong).reduce(0, +)))))
-        fields.append(("max_contact_latency_s", .num(cases.flatMap(\.contactLatencies).max(), digits: 3)))
-        fields.append(("max_beat_latency_ms", .num(beatMax.max(), digits: 1)))
-        fields.append(("max_abs_rmssd_error_fraction", .num(rmssdErrors.max(), digits: 4)))
+        fields.append(("max_contact_latency_s", .num(worst(cases.flatMap(\.contactLatencies)), digits: 3)))
+        fields.append(("max_beat_latency_ms", .num(worst(beatMax), digits: 1)))
+        fields.append(("min_beats_seen_fraction", .num(
+            cases.map { Double($0.beatsSeen) / Double(max(1, $0.trueBeats)) }.min(), digits: 4)))
+        fields.append(("max_spurious_beats_fraction", .num(
+            worst(cases.map { Double($0.unmatchedBeats) / Double(max(1, $0.trueBeats)) }), digits: 4)))
+        fields.append(("max_abs_rmssd_error_fraction", .num(worst(rmssdErrors), digits: 4)))
         fields.append(("rates_rmssd_within_5_percent", .number(Double(rmssdErrors.filter { $0 <= 0.05 }.count))))
         fields.append(("repeated_confirmed_beats", .number(Double(cases.map(\.repeatedConfirmedBeats).reduce(0, +)))))
         return .object(fields)
+    }
+
+    /// The largest value, NaN (written as null, which fails a gate) when any value is NaN: a case
+    /// that could not be measured (a missing event, no HRV) must not hide behind the others, as it
+    /// would with `max()`, which NaN's comparisons skip.
+    private func worst(_ values: [Double]) -> Double? {
+        guard !values.contains(where: \.isNaN) else { return .nan }
+        return values.max()
     }
 }

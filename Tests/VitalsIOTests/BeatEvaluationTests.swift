@@ -82,3 +82,24 @@ import PulseDetection
     #expect(e.sensitivity > 0.9)
     #expect(e.positivePredictiveValue > 0.9)
 }
+
+@Test func everyMatchedIntervalIsScoredAndThoseHRVKeepsAreAlsoScoredApart() {
+    // Beats on every R-peak (0.2 s later), one 40 ms late and flagged an artefact: the IBI
+    // figure counts both intervals it touches; the HRV figure leaves out the one HRV rejected.
+    let r = (0..<20).map { Double($0) * 0.8 }
+    var beats = r.map { Beat(time: $0 + 0.2, interval: 0.8, strength: 1) }
+    beats[10].time += 0.04
+    beats[10].isArtifact = true
+    let e = BeatEvaluation.score(name: "t", beats: beats, rPeaks: r)
+    #expect(e.intervalErrorsMS.count == 19)
+    #expect(e.intervalErrorsMS.filter { $0 > 30 }.count == 2)
+    #expect(e.keptIntervalErrorsMS.count == 18)
+    #expect(e.keptIntervalErrorsMS.filter { $0 > 30 }.count == 1)
+}
+
+@Test func halfAndDoubleRatesAreWithinTenPercentOfHalfOrTwiceTheTruth() {
+    #expect(FingertipEvaluation.isHalfOrDouble(40, truth: 80))
+    #expect(FingertipEvaluation.isHalfOrDouble(43.9, truth: 80) && !FingertipEvaluation.isHalfOrDouble(44.1, truth: 80))
+    #expect(FingertipEvaluation.isHalfOrDouble(175.9, truth: 80) && !FingertipEvaluation.isHalfOrDouble(176.1, truth: 80))
+    #expect(!FingertipEvaluation.isHalfOrDouble(80, truth: 80))
+}
