@@ -118,7 +118,7 @@ public struct PulseAnalyzer: Sendable {
     private var shapes: [BeatShape] = []
     /// Per channel, the next sample of the block to append to its beat-shape history.
     private var shapeCursors: [Int] = []
-    /// Upstrokes seen before the first rate estimate, per channel (bounded).
+    /// Upstrokes seen before the first confident rate estimate, per channel (the latest ones).
     private var earlyCandidates: [RingBuffer<(time: Double, strength: Double, slope: Double)>] = []
     private var hasPeriod = false
     private var lastConfirmed: Double?
