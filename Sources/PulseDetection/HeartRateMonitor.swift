@@ -484,11 +484,13 @@ final class EventHub: @unchecked Sendable {
     /// The subscriber's next event; nil when its session has ended and its queue is empty, or when
     /// the calling task is cancelled.
     func next(subscriber id: Int) async -> PulseEvent? {
-        enum Step { case event(PulseEvent, CheckedContinuation<Void, Never>?), end, wait }
+        enum Step { case event(PulseEvent, CheckedContinuation<Void, Never>?), end(CheckedContinuation<Void, Never>?), wait }
         func step() -> Step {
-            guard var s = subscribers[id], !s.cancelled else {
+            // A cancelled consumer gets no more events, even while its queue holds some (a consumer
+            // slower than the source never finds it empty); leaving may free the waiting producer.
+            guard var s = subscribers[id], !s.cancelled, !Task.isCancelled else {
                 subscribers[id] = nil
-                return .end
+                return .end(takeProducerIfRoom())
             }
             if let e = s.queue.pop() {
                 subscribers[id] = s
@@ -496,7 +498,7 @@ final class EventHub: @unchecked Sendable {
             }
             if s.ended {
                 subscribers[id] = nil
-                return .end
+                return .end(nil)
             }
             return .wait
         }
@@ -504,7 +506,8 @@ final class EventHub: @unchecked Sendable {
         case .event(let e, let p):
             p?.resume()
             return e
-        case .end:
+        case .end(let p):
+            p?.resume()
             return nil
         case .wait:
             break
@@ -521,7 +524,8 @@ final class EventHub: @unchecked Sendable {
                 case .event(let e, let p):
                     p?.resume()
                     c.resume(returning: e)
-                case .end:
+                case .end(let p):
+                    p?.resume()
                     c.resume(returning: nil)
                 case .wait:
                     break

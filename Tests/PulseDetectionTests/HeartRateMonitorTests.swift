@@ -248,6 +248,29 @@ private final class RateDelegate: HeartRateMonitorDelegate {
         await monitor.stop()
     }
 
+    @Test func aSlowConsumerCancelledWhileItsQueueIsFullGetsNoMoreEvents() async throws {
+        // A consumer slower than the source never finds its queue empty; cancelling it must still end
+        // its iteration (the event in hand at most), not keep it fed by the source.
+        let monitor = HeartRateMonitor(bufferCapacity: 8)
+        let events = monitor.events
+        try await monitor.start(SimulatedFingerSource())  // endless
+        let consumer = Task { () -> Int in
+            var afterCancel = 0
+            for await _ in events {
+                if Task.isCancelled {
+                    afterCancel += 1
+                    if afterCancel > 200 { break }
+                }
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+            return afterCancel
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        consumer.cancel()
+        #expect(await consumer.value <= 1)
+        await monitor.stop()
+    }
+
     @Test func aConsumerWaitingWhileIdleCanBeCancelled() async {
         let monitor = HeartRateMonitor()
         let events = monitor.events
