@@ -70,10 +70,13 @@ public struct FingerVideoSimulator: Sendable {
     private let fingerImage: [Float]
     private let roomImage: [Float]
     /// Frames in the clip.
-    public var frameCount: Int { Int((configuration.seconds * Double(configuration.frameRate)).rounded(.down)) }
+    public var frameCount: Int {
+        // A small tolerance: 1.16 s x 25 fps is 28.999999999999996 in floating point, 29 frames.
+        Int((configuration.seconds * Double(configuration.frameRate) + 1e-9).rounded(.down))
+    }
 
     /// - Throws: `InputError(.badRate)` for a rate, size, length, heart rate, noise level or lift time out
-    ///   of range (a clip shorter than one frame, a noise beyond 255 levels, a lift time before 0 or NaN).
+    ///   of range (a clip shorter than one frame, a noise beyond 255 levels, a lift time outside the clip or NaN).
     public init(_ configuration: Configuration) throws {
         let c = configuration
         guard c.bpm >= 20, c.bpm <= 300 else { throw InputError(.badRate, "heart rate must be 20...300 bpm (got \(c.bpm))") }
@@ -88,8 +91,8 @@ public struct FingerVideoSimulator: Sendable {
         guard c.noiseLevel >= 0, c.noiseLevel <= 255 else {
             throw InputError(.badRate, "noise level must be 0...255 levels (got \(c.noiseLevel))")
         }
-        if let lift = c.liftAt, !(lift >= 0 && lift.isFinite) {
-            throw InputError(.badRate, "lift time must be 0 s or later (got \(lift))")
+        if let lift = c.liftAt, !(lift >= 0 && lift < c.seconds) {
+            throw InputError(.badRate, "lift time must be within the clip, 0 s up to its \(c.seconds) s (got \(lift))")
         }
         self.configuration = c
         (fingerImage, roomImage) = Self.baseImages(width: c.width, height: c.height)
@@ -175,7 +178,11 @@ public struct FingerVideoSimulator: Sendable {
         if let liftAt = configuration.liftAt {
             lift = min(1, max(0, (t - liftAt) / Self.liftDuration))
         }
-        var rng = NoiseGenerator(seed: configuration.seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
+        // Each frame's own stream: the seed and the frame index mixed by one SplitMix64 output (the
+        // seed plus index times SplitMix64's increment would start frame i + 1 one draw into frame i's
+        // stream: the same noise shifted by a pixel, 99 % correlated from frame to frame).
+        var mixer = SplitMix64(seed: configuration.seed ^ (UInt64(index) &* 0xD6E8_FEB8_6659_FD93))
+        var rng = NoiseGenerator(seed: mixer.next())
         let sigma = configuration.noiseLevel
         let out = planes.bindMemory(to: UInt8.self)
         let yPlane = out.baseAddress!, cbPlane = yPlane + w * h, crPlane = cbPlane + cw * ch

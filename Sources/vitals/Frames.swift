@@ -39,8 +39,11 @@ struct Frames: ParsableCommand {
         try CLIError.wrap {
             var frameRegion = FrameRegion.full
             if let region {
-                let v = region.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-                guard v.count == 4 else { throw ValidationError("--region must be four fractions x,y,width,height") }
+                let parts = region.split(separator: ",", omittingEmptySubsequences: false)
+                let v = parts.compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+                guard parts.count == 4, v.count == 4, v.allSatisfy(\.isFinite) else {
+                    throw ValidationError("--region must be four fractions x,y,width,height (got '\(region)')")
+                }
                 frameRegion = .fraction(x: v[0], y: v[1], width: v[2], height: v[3])
             }
             let sampler: FrameSampler

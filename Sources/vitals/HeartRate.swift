@@ -47,6 +47,11 @@ struct HeartRate: ParsableCommand {
         if let input {
             path = input
         } else {
+            // The bundled recording has one column and its own times: options for another file
+            // would be ignored without a word.
+            if column != nil || rate != nil {
+                throw CLIError("--column and --rate apply to an INPUT file; the bundled recording needs neither")
+            }
             guard let url = Bundle.module.url(forResource: "a103l-ppg-60s", withExtension: "csv", subdirectory: "Resources") else {
                 throw CLIError("the bundled recording is missing from this build")
             }
@@ -68,11 +73,11 @@ struct HeartRate: ParsableCommand {
         }
         if bundled {
             recording.source = "bundled recording (PhysioNet a103l finger PPG, first 60 s)"
-            status("Analysing \(recording.source) as the live monitor would: waveform, beats (♥), rate.")
+            if !json { status("Analysing \(recording.source) as the live monitor would: waveform, beats (♥), rate.") }
         }
         if let window {
             try CLIError.wrap {
-                try HeartRateReport.checkWindows(duration: recording.duration, length: window, hop: hop ?? window,
+                try HeartRateReport.checkWindows(duration: recording.coveredDuration, length: window, hop: hop ?? window,
                                                  source: recording.source)
             }
         }
@@ -85,7 +90,7 @@ struct HeartRate: ParsableCommand {
         display?.finish(analysis)
         let hrv = HRVReport.json(analysis.hrv)
         let windowSpec = window.map { ($0, hop ?? $0) }
-        if let window, window > recording.duration {
+        if let window, window > recording.coveredDuration + 1e-9 {
             warn(String(format: "--window %g s is longer than the %.1f-s recording: no windows", window, recording.duration))
         }
         let report = HeartRateReport.json(input: bundled ? "bundled:a103l-ppg-60s.csv" : path, recording: recording,
@@ -115,7 +120,7 @@ struct HeartRate: ParsableCommand {
             print("hrv         " + parts.joined(separator: "  "))
         }
         if let (length, hop) = windows {
-            for s in HeartRateReport.windowStarts(duration: recording.duration, length: length, hop: hop) {
+            for s in HeartRateReport.windowStarts(duration: recording.coveredDuration, length: length, hop: hop) {
                 let w = analysis.window(start: s, length: length)
                 let bpm = w.bpm.map { String(format: "%6.1f bpm", $0) } ?? "     - (declined)"
                 print(String(format: "  %7.1f-%7.1f s  %@  confidence %.2f", s, s + length, bpm, w.confidence))
