@@ -53,7 +53,12 @@ def main():
     speedup = result["speedup"]
     print(f"speedup {speedup}x: " + ("target met" if speedup >= target else
           ("below target (floor holds)" if speedup >= floor else "FAIL: below floor")))
-    ok = v_bpm is not None and abs(v_bpm - true_bpm) <= 2 and speedup >= floor
+    # Both must get the rate right: a peer that took a wrong or degenerate path would set the ratio
+    # with work that does not count.
+    rates_right = v_bpm is not None and abs(v_bpm - true_bpm) <= 2 and abs(hp_bpm - true_bpm) <= 2
+    if not rates_right:
+        print(f"FAIL: rates off the true {true_bpm:.1f} bpm (vitals {v_bpm}, HeartPy {hp_bpm:.2f})")
+    ok = rates_right and speedup >= floor
     sys.exit(0 if ok else 1)
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Peer for `vitals bench`: OpenCV's cv2.mean on byte-identical frames, timed the same way.
 
-Frames: 64 distinct packed frames per size and format; byte i of frame f is (7*i + 31*f) mod 256
-(see Sources/VitalsIO/FrameBenchmarks.swift). Each round visits every frame once ("cold": 64 frames
-exceed the last-level cache); the fastest round's time per frame is reported, in nanoseconds.
+Frames: as many distinct packed frames per size and format as `vitals bench` uses, at least 64 and
+at least 512 MiB of them (so even a stride-4 read covers 4x this machine's 32 MiB last-level cache);
+byte i of frame f is (7*i + 31*f) mod 256 (see Sources/VitalsIO/FrameBenchmarks.swift). Each round
+visits every frame once ("cold"); the fastest round's time per frame is reported, in nanoseconds.
 For NV12 (4:2:0 bi-planar) OpenCV has no single call: the peer is cv2.mean of the luma plane plus
 cv2.mean of the interleaved CbCr plane viewed as a 2-channel image, which reads the same bytes.
 
@@ -22,13 +23,15 @@ try:
 except ImportError:
     sys.exit("opencv_mean.py: OpenCV missing: pip install 'opencv-python-headless<5'")
 
-FRAMES = 64
+MIN_FRAMES = 64
+POOL_BYTES = 512 << 20  # FrameBenchmarks.poolBytes
 SIZES = [(640, 480), (1920, 1080)]
 
 
 def make_frames(nbytes):
+    count = max(MIN_FRAMES, -(-POOL_BYTES // nbytes))  # FrameBenchmarks.frameCount(bytesPerFrame:)
     base = (np.arange(nbytes, dtype=np.uint32) * 7)
-    return [((base + 31 * f) & 255).astype(np.uint8) for f in range(FRAMES)]
+    return [((base + 31 * f) & 255).astype(np.uint8) for f in range(count)]
 
 
 def bench(fn, frames, rounds):

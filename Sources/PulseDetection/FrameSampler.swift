@@ -183,11 +183,13 @@ public struct FrameSampler: Sendable, Hashable {
     ///   prefetcher does not see the next rows coming (each starts a new stream it must first
     ///   detect), so each cache line read goes with a software prefetch of the same line of the row
     ///   eight sampled rows ahead (`vitals_prefetch`: into the level-2 cache, since eight wide rows
-    ///   can outgrow level 1). Measured here (`vitals bench`, cold frames, median of 30 runs
-    ///   alternating with the code before), that takes a stride-4 read from 0.49 / 0.97 / 0.37 / 0.62
+    ///   can outgrow level 1). Measured here (`vitals bench` with 64 frames, median of 30 runs
+    ///   alternating with the code before), that took a stride-4 read from 0.49 / 0.97 / 0.37 / 0.62
     ///   of the full read's time to 0.39 / 0.44 / 0.36 / 0.50 (BGRA 640x480, NV12 640x480, BGRA
-    ///   1920x1080, NV12 1920x1080: long rows gain least); on frames already in the cache the
-    ///   prefetches cost 0-6 %. Also tried, no better: 4 or 16 rows side by side, prefetching 4,
+    ///   1920x1080, NV12 1920x1080: long rows gain least); but 64 NV12 640x480 frames stayed in
+    ///   the last-level cache. Truly cold (512 MiB of frames) it reads 0.49 / 0.82 / 0.36 / 0.50, and
+    ///   prefetching 2-4 groups ahead gained NV12 640x480 0.02-0.04 and cost BGRA 640x480 as much.
+    ///   On frames already in the cache the prefetches cost 0-6 %. Also tried, no better: 4 or 16 rows side by side, prefetching 4,
     ///   16 or 24 rows ahead, into level 1, the first lines of the next rows early, Y and CbCr
     ///   rows interleaved (slower). Keep `add` small: when it grew by a few lines, the compiler
     ///   stopped inlining it (despite `@inline(__always)`) and the strided read took twice as long.

@@ -13,7 +13,7 @@ struct Bench: ParsableCommand {
     @Option(help: "Run only benchmarks whose name contains this text.")
     var filter: String?
 
-    @Option(help: "Rounds per benchmark; the fastest round is reported.")
+    @Option(help: "Rounds per benchmark; the fastest round is reported (the PPG benchmarks take at most 5; the 24-hour stream runs once).")
     var rounds = 7
 
     func validate() throws {
