@@ -47,7 +47,7 @@ public struct FingertipEvaluation: Sendable {
             let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate, settings: settings)
             var windows: [Window] = []
             var unscored = 0
-            for s in HeartRateReport.windowStarts(duration: recording.duration, length: window, hop: hop) where s >= skipFirst - 1e-9 {
+            for s in HeartRateReport.windowStarts(duration: recording.coveredDuration, length: window, hop: hop) where s >= skipFirst - 1e-9 {
                 var values: [Double] = []
                 for (t, h) in zip(truth[0], truth[1]) where t >= s - 1e-9 && t <= s + window + 1e-9 && h.isFinite {
                     values.append(h)

@@ -55,7 +55,7 @@ public enum HeartRateReport {
         ])))
         var windows: [JSON] = []
         if let window {
-            for s in windowStarts(duration: recording.duration, length: window.length, hop: window.hop) {
+            for s in windowStarts(duration: recording.coveredDuration, length: window.length, hop: window.hop) {
                 let w = analysis.window(start: s, length: window.length)
                 windows.append(.object([
                     ("start_s", .num(s, digits: 3)), ("end_s", .num(s + window.length, digits: 3)),

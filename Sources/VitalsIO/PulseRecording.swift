@@ -10,6 +10,10 @@ public struct PulseRecording: Sendable {
     public var sampleRate: Double
     /// Seconds from the first to the last sample.
     public var duration: Double
+    /// Seconds the samples cover: `duration` plus one sampling interval (the last sample stands for
+    /// the interval after it, as each frame does for its frame time). Windows are laid over this: a
+    /// minute of 30-fps frames covers 0-60 s although its last frame is at 59.97 s.
+    public var coveredDuration: Double { duration + 1 / sampleRate }
     /// The column(s) the signal came from, e.g. "r,g,b" or "ppg".
     public var columns: String
     /// Silences longer than `maximumGap` (seconds from the start): the pipeline analyses either side.

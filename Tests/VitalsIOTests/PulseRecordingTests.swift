@@ -184,3 +184,16 @@ import Testing
         #expect(JSON.number(.infinity).serialized() == "null")
     }
 }
+
+@Test func windowsCoverTheLastFrameInterval() throws {
+    // A minute of 30-fps frames: the last frame is at 59.97 s but stands for the frame time after it,
+    // so 10-s windows every 5 s end with 50-60 s.
+    let rows = (0..<1800).map { "\(Double($0) / 30),\(200 + sin(Double($0) / 5)),40,30" }
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("vitals-cover-\(UUID().uuidString).csv").path
+    try ("time_s,r,g,b\n" + rows.joined(separator: "\n")).write(toFile: path, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let r = try PulseRecording.load(path: path)
+    #expect(abs(r.coveredDuration - 60) < 1e-9)
+    #expect(HeartRateReport.windowStarts(duration: r.coveredDuration, length: 10, hop: 5).last == 50)
+    #expect(HeartRateReport.windowStarts(duration: r.duration, length: 10, hop: 5).last == 45)
+}
