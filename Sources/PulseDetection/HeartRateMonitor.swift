@@ -25,6 +25,13 @@ import SignalProcessing
 /// Delivery applies back-pressure: a consumer that falls `bufferCapacity` events behind pauses the
 /// pipeline (a recording waits; a camera drops frames by its own policy), so no event is lost or
 /// reordered. Handlers are awaited one at a time on the monitor.
+///
+/// Two things to know:
+/// - The running pipeline holds the monitor: call `stop()` before letting go of a running monitor.
+///   Otherwise an endless source (the camera, with its torch) keeps running.
+/// - `stop()` returns without waiting for the stopped session to wind down (a handler may call it).
+///   That session's `onStop` / `didStopWith` can therefore run after `stop()` returns, even after a
+///   new `start(_:)`: tell sessions apart in your own state if that matters.
 public actor HeartRateMonitor {
     /// Closures called for each event, awaited in event order. Each is optional.
     public struct Handlers: Sendable {
@@ -154,9 +161,12 @@ public actor HeartRateMonitor {
             throw MonitorError(.sourceFailed, "the frame source could not start: \(error)")
         }
         if stopWhileStarting {
+            // stop() came while the source was starting: the session ends before it began, and so
+            // does its sequence (one bound to the next session would wait for a start that is not
+            // this caller's).
             state = .idle
             await source.stop()
-            return Events(subscription: hub.subscribe())  // waits for the next session
+            return Events(subscription: hub.endedSubscription())
         }
         let rate = source.nominalRate
         guard rate.isFinite, rate >= 5, rate <= 10_000 else {
@@ -175,7 +185,9 @@ public actor HeartRateMonitor {
     /// Stops the running session: the source stops, event sequences finish once read, and no further
     /// event reaches the handlers or the delegate (one already in progress completes). The session's
     /// `onStop` handler and the delegate's `didStopWith` still run once, as at the end of every
-    /// session, when its pipeline winds down. Does nothing when idle.
+    /// session, when its pipeline winds down. Called while a start is still in progress (a camera
+    /// waiting for permission), it returns at once; that start then stops the source as soon as it
+    /// has started and returns a sequence that is already finished. Does nothing when idle.
     public func stop() async {
         switch state {
         case .idle:
@@ -391,6 +403,18 @@ final class EventHub: @unchecked Sendable {
                 for e in backlog { s.queue.push(e) }
                 backlog.removeAll()
             }
+            subscribers[nextID] = s
+            return nextID
+        }
+        return EventSubscription(id: id, hub: self)
+    }
+
+    /// A subscription that is already over: its sequence ends at once.
+    func endedSubscription() -> EventSubscription {
+        let id: Int = locked {
+            nextID += 1
+            var s = Subscriber()
+            s.ended = true
             subscribers[nextID] = s
             return nextID
         }

@@ -43,6 +43,17 @@ private struct SlowSource: FrameSource {
     func stop() async {}
 }
 
+/// A source whose start takes a while (a camera waiting for permission): an endless finger once started.
+private actor DelayedSource: FrameSource {
+    nonisolated let nominalRate = 30.0
+    private(set) var stopped = false
+    func start() async throws -> AsyncThrowingStream<PulseInput, any Error> {
+        try await Task.sleep(for: .milliseconds(200))
+        return try await SimulatedFingerSource().start()
+    }
+    func stop() async { stopped = true }
+}
+
 /// Collects what it is told, for checking.
 private actor Log<T: Sendable> {
     var items: [T] = []
@@ -268,6 +279,28 @@ private final class RateDelegate: HeartRateMonitorDelegate {
         try await Task.sleep(for: .milliseconds(100))
         consumer.cancel()
         #expect(await consumer.value <= 1)
+        await monitor.stop()
+    }
+
+    @Test func stopWhileStartingEndsThatStartsSequenceAndLetsTheMonitorStartAgain() async throws {
+        let monitor = HeartRateMonitor()
+        let source = DelayedSource()
+        let starting = Task { try await monitor.start(source) }
+        try await Task.sleep(for: .milliseconds(50))
+        await monitor.stop()  // returns at once: the start is still waiting for its source
+        let events = try await starting.value
+        var count = 0
+        for await _ in events { count += 1 }  // finished: no session was started for it
+        #expect(count == 0)
+        #expect(await source.stopped)
+        #expect(await !monitor.isRunning)
+        let again = try await monitor.start(SimulatedFingerSource())
+        var n = 0
+        for await _ in again {
+            n += 1
+            if n == 20 { break }
+        }
+        #expect(n == 20)
         await monitor.stop()
     }
 
