@@ -293,6 +293,9 @@ public enum HRV {
     public static let minimumSpectralSeconds = 50.0
     /// Minimum span of the resampled NN series for the breathing rate, seconds.
     public static let minimumBreathingSeconds = 20.0
+    /// Least power of the band-passed NN series in the breathing band, ms², for a breathing rate:
+    /// respiratory sinus arrhythmia of even ±2 ms gives more; intervals that hardly vary give less.
+    public static let minimumBreathingPower = 1.0
     /// Spectral power (ms², or ms²/Hz for a density) below which a value is rounding error, not
     /// variability: far below the 1 ms² of the smallest real LF or HF.
     public static let negligiblePower = 1e-6
@@ -500,11 +503,12 @@ public enum HRV {
             let thirty = Int(30 * fs)
             let segment = breathing.count < thirty ? breathing.count : max(breathing.count / 10, thirty)
             let psd = Spectrum.welch(breathing, sampleRate: fs, segmentLength: segment)
-            // A peak inside the band: a maximum at its edge means the spectrum still rises beyond
-            // it (or holds nothing but rounding error, for intervals that do not vary).
+            // HeartPy's rule (the band's largest value), when the band holds any breathing at all: a
+            // series whose breathing-band power is under `minimumBreathingPower` (intervals that
+            // hardly vary) has its largest value wherever rounding or one odd interval puts it,
+            // typically at the band's edge.
             if let k = psd.peakIndex(low: breathingBand.low, high: breathingBand.high),
-               k > 0, k + 1 < psd.power.count, psd.frequencies[k - 1] >= breathingBand.low,
-               psd.frequencies[k + 1] <= breathingBand.high, psd.power[k] > negligiblePower {
+               heartPyBandPower(psd, breathingBand.low, breathingBand.high) >= minimumBreathingPower {
                 m.breathingRate = psd.frequencies[k]
             }
         }

@@ -330,3 +330,17 @@ private func heartPyReferenceIntervals() -> [Double] {
     #expect(abs(m.breathingRate - 0.25) < 0.02)
     #expect(m.lfhf.isFinite)
 }
+
+@Test(arguments: [0.1, 0.4])
+func breathingAtTheBandsEdgeIsStillFound(rate: Double) {
+    // Paced breathing at 6 breaths a minute (0.1 Hz), or fast breathing at 24 (0.4 Hz): the peak
+    // sits in the band's first or last bin and is a real maximum.
+    var t = 0.0
+    let intervals = (0..<240).map { _ -> Double in
+        let v = 1000 + 40 * sin(2 * Double.pi * rate * t)
+        t += v / 1000
+        return v
+    }
+    let m = HRV.measures(intervals: intervals).measures
+    #expect(abs(m.breathingRate - rate) < 0.02)
+}
