@@ -188,6 +188,12 @@ public struct BeatTracker: Sendable {
         confirm(before: .infinity, emit: emit)
     }
 
+    /// Ends a stretch at `time`: confirms the beats on the best sequence before it (those after it,
+    /// such as the upstrokes of a finger leaving the lens, are dropped with the stretch).
+    public mutating func finish(before time: Double, emit: (Beat) -> Void) {
+        confirm(before: time, emit: emit)
+    }
+
     private mutating func confirm(before limit: Double, emit: (Beat) -> Void) {
         // Candidates after the last confirmed beat (candidates[0] once one is confirmed) are the
         // ones that can be confirmed; none is older than `limit`: nothing to do.

@@ -49,7 +49,8 @@ public actor HeartRateMonitor {
         public var onWaveform: (@Sendable (WaveformSample) async -> Void)?
         /// Each quality report (one per analysis hop).
         public var onQuality: (@Sendable (QualityReport) async -> Void)?
-        /// The input stopped for longer than the pipeline bridges (from, to: seconds).
+        /// The input stopped for longer than the pipeline bridges, or its clock jumped back by more
+        /// than that (then to < from) (from, to: seconds).
         public var onGap: (@Sendable (Double, Double) async -> Void)?
         /// The session ended; the error when the source failed, nil otherwise.
         public var onStop: (@Sendable (MonitorError?) async -> Void)?
@@ -328,7 +329,8 @@ public protocol HeartRateMonitorDelegate: AnyObject, Sendable {
     func heartRateMonitor(_ monitor: HeartRateMonitor, didDraw sample: WaveformSample) async
     /// A quality report for the latest analysis window.
     func heartRateMonitor(_ monitor: HeartRateMonitor, didAssess quality: QualityReport) async
-    /// The input stopped from `from` to `to` (seconds); analysis restarted after it.
+    /// The input stopped from `from` to `to` (seconds), or its clock jumped back from `from` to `to`;
+    /// analysis restarted after it.
     func heartRateMonitor(_ monitor: HeartRateMonitor, didSkipGapFrom from: Double, to: Double) async
     /// The session ended; `error` when the source failed.
     func heartRateMonitor(_ monitor: HeartRateMonitor, didStopWith error: MonitorError?) async

@@ -17,8 +17,9 @@ import SignalProcessing
 /// recorded (larger = more blood).
 ///
 /// Inputs with non-finite values or values beyond ±``maximumMagnitude``, or whose time does not
-/// increase, are skipped and counted. A silence
-/// longer than `maximumGap` ends the current stretch: a `.gap` event, and analysis starts afresh.
+/// increase (by up to `maximumGap` back), are skipped and counted. A silence longer than
+/// `maximumGap`, or a clock that jumps back by more, ends the current stretch: a `.gap` event, and
+/// analysis starts afresh (batch queries by time assume times that increase).
 ///
 /// - Complexity: O(1) per input sample (amortised); O(window) work every hop.
 public struct PulseAnalyzer: Sendable {
@@ -397,13 +398,15 @@ public struct PulseAnalyzer: Sendable {
                 finish(emit: emit)
                 emit(.gap(from: last, to: t))
                 restart()
+                if t < last { contact.reset() }  // its pending change was timed on the old clock
             }
         }
         lastTime = t
         if case .color(let c) = input {
             if let event = contact.process(c) {
                 flush(block, emit: emit)
-                if case .contactLost = event { finish(emit: emit) }
+                // The beats before the finger left; upstrokes after that are its leaving.
+                if case .contactLost(let since) = event { finish(before: since, emit: emit) }
                 emit(event)
                 if case .contactLost = event { restart() }
             }
@@ -516,9 +519,14 @@ public struct PulseAnalyzer: Sendable {
     /// analyzer does the same itself at the end of each stretch (before a `.gap` or `.contactLost`
     /// event), so no beat is lost to a restart.
     public mutating func finish(emit: (PulseEvent) -> Void) {
+        finish(before: .infinity, emit: emit)
+    }
+
+    /// Confirms the pending beats before `time` (the end of a stretch; those after it go with it).
+    private mutating func finish(before time: Double, emit: (PulseEvent) -> Void) {
         guard selected < trackers.count else { return }
         var confirmed: [Beat] = []
-        trackers[selected].finish { confirmed.append($0) }
+        trackers[selected].finish(before: time) { confirmed.append($0) }
         confirm(confirmed, emit: emit)
     }
 

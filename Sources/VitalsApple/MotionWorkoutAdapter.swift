@@ -16,6 +16,7 @@ public final class MotionWorkoutAdapter: @unchecked Sendable {
     private var workout: WorkoutSession
     private let onEvent: @Sendable (WorkoutEvent) -> Void
     private let rate: Double
+    private let wrist: Wrist
 
     /// - Parameters:
     ///   - rate: device-motion rate in Hz.
@@ -24,13 +25,15 @@ public final class MotionWorkoutAdapter: @unchecked Sendable {
     ///     called the command.
     public init(rate: Double = 50, wrist: Wrist, onEvent: @escaping @Sendable (WorkoutEvent) -> Void) {
         self.rate = rate
+        self.wrist = wrist
         self.workout = WorkoutSession(sampleRate: rate, wrist: wrist)
         self.onEvent = onEvent
     }
 
     /// Starts a tennis workout (outdoor) and device-motion updates. Throws, with nothing left
-    /// running (no HealthKit session, no updates, the workout idle), when the workout is already
-    /// started, the HealthKit session cannot be created or device motion is unavailable.
+    /// running (no HealthKit session, no updates) and the adapter ready to start again, when the
+    /// workout is already started, the HealthKit session cannot be created or device motion is
+    /// unavailable (then `onEvent` has seen the start and its stop).
     public func start(activity: HKWorkoutActivityType = .tennis, location: HKWorkoutSessionLocationType = .outdoor) throws {
         // The workout model first: it refuses a second start before anything is created.
         let started = try withWorkout { try $0.start(at: ProcessInfo.processInfo.systemUptime) }
@@ -41,7 +44,7 @@ public final class MotionWorkoutAdapter: @unchecked Sendable {
         do {
             session = try HKWorkoutSession(healthStore: store, configuration: configuration)
         } catch {
-            _ = try? withWorkout { try $0.stop(at: ProcessInfo.processInfo.systemUptime) }
+            resetWorkout()
             throw error
         }
         self.session = session
@@ -57,6 +60,7 @@ public final class MotionWorkoutAdapter: @unchecked Sendable {
             session.end()
             self.session = nil
             for e in (try? withWorkout({ try $0.stop(at: ProcessInfo.processInfo.systemUptime) })) ?? [] { onEvent(e) }
+            resetWorkout()
             throw error
         }
     }
@@ -80,6 +84,11 @@ public final class MotionWorkoutAdapter: @unchecked Sendable {
     }
 
     private func emit(_ e: WorkoutEvent) { onEvent(e) }
+
+    /// A fresh, idle workout model (a stopped one refuses to start again), after a failed start.
+    private func resetWorkout() {
+        withWorkout { $0 = WorkoutSession(sampleRate: rate, wrist: wrist) }
+    }
 
     private func withWorkout<T>(_ body: (inout WorkoutSession) throws -> T) rethrows -> T {
         lock.lock()

@@ -76,7 +76,7 @@ public struct VideoColorMeans: Sendable {
     public var typicalInterval: Double {
         let d = intervals
         guard !d.isEmpty else { return 0 }
-        let median = medianInterval, tick = info.timestampResolution ?? 0
+        let median = medianInterval, tick = timestampSlack
         guard median > 0 else { return 0 }
         let band = (median / Self.gapRatio - tick)...(median * Self.gapRatio + tick)
         var sum = 0.0, count = 0
@@ -86,6 +86,12 @@ public struct VideoColorMeans: Sendable {
         }
         return sum / Double(count)  // count >= 1: the median interval itself is counted
     }
+
+    /// The rounding allowed each interval: one timestamp tick (``VideoInfo/timestampResolution``),
+    /// at most a quarter of the median interval. A stream whose tick is the frame period itself (an
+    /// AVI's 1/fps time base) has exact frame times, and a whole tick of slack would take a dropped
+    /// frame's doubled interval for a normal one.
+    var timestampSlack: Double { min(info.timestampResolution ?? 0, 0.25 * medianInterval) }
 
     /// An interval this many times the median or more holds a missing frame (one dropped frame
     /// doubles it; 1.5 is halfway); one shorter than the median divided by it, a frame stamped early.
@@ -102,7 +108,7 @@ public struct VideoColorMeans: Sendable {
     /// interval by up to one): a variable frame rate, or dropped frames.
     public var isVariableFrameRate: Bool {
         let m = typicalInterval
-        let tolerance = Self.variableIntervalTolerance * m + (info.timestampResolution ?? 0)
+        let tolerance = Self.variableIntervalTolerance * m + timestampSlack
         return m > 0 && intervals.contains { abs($0 - m) > tolerance }
     }
 

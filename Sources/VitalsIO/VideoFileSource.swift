@@ -20,7 +20,7 @@ public final class VideoFileSource: FrameSource, @unchecked Sendable {
         self.options = FFmpegVideoReader.Options(maxDimension: maxDimension)
     }
 
-    /// The frame rate from the video's timestamps (1 / median interval), Hz; 0 before `start()`.
+    /// The frame rate from the video's timestamps (1 / ``VideoColorMeans/typicalInterval``), Hz; 0 before `start()`.
     public var nominalRate: Double {
         lock.withLock { recording?.nominalRate ?? 0 }
     }

@@ -489,6 +489,8 @@ func beatsStillBeingDecidedWhenAStretchEndsAreConfirmed(liftOff: Bool) {
     for t in truth {
         #expect(beats.contains { $0.time > t.onset - 0.05 && $0.time < t.peak + 0.05 }, "beat at \(t.onset) s")
     }
+    // Nothing from the finger's leaving: no beat between the lift and the next contact.
+    if liftOff { #expect(!beats.contains { $0.time > 30.05 && $0.time < 33 }) }
 }
 
 @Test func beatsAreChosenWithTheFirstConfidentPeriodNotADeclinedOne() {
