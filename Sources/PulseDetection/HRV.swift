@@ -248,7 +248,8 @@ public struct HRVResult: Sendable, Codable {
 /// as HeartPy), Welch with the whole series as one segment if shorter than 30 s, otherwise segments of
 /// max(30 s, duration / 10) (HeartPy's choice), and the frequency of the largest density within
 /// 0.1–0.4 Hz (HeartPy takes the global maximum of the filtered spectrum). Needs
-/// ``minimumBreathingSeconds`` (20 s: two periods of 0.1 Hz).
+/// ``minimumBreathingSeconds`` (20 s: two periods of 0.1 Hz) and ``minimumBreathingPower`` in the
+/// band (HeartPy reports a rate for intervals that hardly vary too).
 ///
 /// - Complexity: O(n) for the time domain plus O(m log m) for the spectra (m = 4 Hz samples).
 public enum HRV {
