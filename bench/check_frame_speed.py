@@ -24,8 +24,8 @@ STRIDE_RATIO_MAX = 0.35  # issue 3: stride 4 at most 0.35x of the full-frame mea
 # frames span 512 MiB, so even a stride-4 round reads 4x the 32 MiB last-level cache (before, 64 NV12
 # 640x480 frames were 28 MiB and stayed cached between rounds: that read 0.35-0.45, cold it is
 # 0.74-0.82; prefetching 2-4 groups ahead instead of one gained 0.02-0.04 there and lost BGRA).
-# Measured cold, this script with 3 repeats (2026-11-23): BGRA 640x480 0.48-0.49, NV12 640x480
-# 0.82, BGRA 1920x1080 0.356-0.358, NV12 1920x1080 0.48-0.52. The floors (measured plus room for a
+# Measured cold, this script with 3-5 repeats in four runs (2026-11-23): BGRA 640x480 0.45-0.49, NV12
+# 640x480 0.77-0.82, BGRA 1920x1080 0.353-0.362, NV12 1920x1080 0.48-0.52. The floors (measured plus room for a
 # noisier CI machine) catch a strided read that stops saving for its size (lost prefetch, a fallback
 # to the full or the scalar loop); the target line says where the issue's 0.35 is missed.
 STRIDE_RATIO_FLOORS = {"bgra-640x480": 0.65, "nv12-640x480": 0.95, "bgra-1920x1080": 0.50, "nv12-1920x1080": 0.70}
