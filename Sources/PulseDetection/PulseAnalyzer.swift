@@ -394,21 +394,20 @@ public struct PulseAnalyzer: Sendable {
                 return
             }
             if abs(t - last) > settings.maximumGap {
-                flush(block, emit: emit)
-                finish(emit: emit)
-                emit(.gap(from: last, to: t))
-                restart()
+                endStretch(with: .gap(from: last, to: t), confirmingBefore: .infinity, block, emit: emit)
                 if t < last { contact.reset() }  // its pending change was timed on the old clock
             }
         }
         lastTime = t
         if case .color(let c) = input {
             if let event = contact.process(c) {
-                flush(block, emit: emit)
-                // The beats before the finger left; upstrokes after that are its leaving.
-                if case .contactLost(let since) = event { finish(before: since, emit: emit) }
-                emit(event)
-                if case .contactLost = event { restart() }
+                if case .contactLost(let since) = event {
+                    // The beats before the finger left; upstrokes after that are its leaving.
+                    endStretch(with: event, confirmingBefore: since, block, emit: emit)
+                } else {
+                    flush(block, emit: emit)
+                    emit(event)
+                }
             }
             guard contact.inContact else { return }
         }
@@ -520,6 +519,17 @@ public struct PulseAnalyzer: Sendable {
     /// event), so no beat is lost to a restart.
     public mutating func finish(emit: (PulseEvent) -> Void) {
         finish(before: .infinity, emit: emit)
+    }
+
+    /// Ends the current stretch with `event` (a gap, a lost contact): runs the block's samples,
+    /// confirms the pending beats before `time` (those after it go with the stretch), emits the
+    /// event and starts the stages afresh.
+    private mutating func endStretch(with event: PulseEvent, confirmingBefore time: Double,
+                                     _ block: UnsafeMutablePointer<Double>, emit: (PulseEvent) -> Void) {
+        flush(block, emit: emit)
+        finish(before: time, emit: emit)
+        emit(event)
+        restart()
     }
 
     /// Confirms the pending beats before `time` (the end of a stretch; those after it go with it).
