@@ -167,7 +167,7 @@ public actor HeartRateMonitor {
             // this caller's).
             state = .idle
             await source.stop()
-            return Events(subscription: hub.endedSubscription())
+            return Events(subscription: hub.subscribe(ended: true))
         }
         let rate = source.nominalRate
         guard rate.isFinite, rate >= 5, rate <= 10_000 else {
@@ -396,27 +396,19 @@ final class EventHub: @unchecked Sendable {
         return body()
     }
 
-    func subscribe() -> EventSubscription {
+    /// A new consumer: of the open session, else of the next one; with `ended`, one that is already
+    /// over (its sequence ends at once).
+    func subscribe(ended: Bool = false) -> EventSubscription {
         let id: Int = locked {
             nextID += 1
             var s = Subscriber()
-            if open {
+            if ended {
+                s.ended = true
+            } else if open {
                 s.session = session
                 for e in backlog { s.queue.push(e) }
                 backlog.removeAll()
             }
-            subscribers[nextID] = s
-            return nextID
-        }
-        return EventSubscription(id: id, hub: self)
-    }
-
-    /// A subscription that is already over: its sequence ends at once.
-    func endedSubscription() -> EventSubscription {
-        let id: Int = locked {
-            nextID += 1
-            var s = Subscriber()
-            s.ended = true
             subscribers[nextID] = s
             return nextID
         }
