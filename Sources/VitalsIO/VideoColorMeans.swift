@@ -62,7 +62,9 @@ public struct VideoColorMeans: Sendable {
     public var intervals: [Double] { zip(samples.dropFirst(), samples).map { $0.time - $1.time } }
 
     /// The median frame interval, seconds (0 for a single frame).
-    public var medianInterval: Double {
+    public var medianInterval: Double { Self.median(of: intervals) }
+
+    private static func median(of intervals: [Double]) -> Double {
         let d = intervals.sorted()
         return d.isEmpty ? 0 : d[d.count / 2]
     }
@@ -73,25 +75,25 @@ public struct VideoColorMeans: Sendable {
     /// it is (last - first) / (frames - 1). The median alone is biased by timestamps rounded to a
     /// coarse tick: Matroska's whole milliseconds make a 240-fps video's intervals 4 and 5 ms,
     /// median 4 ms (250 fps), mean 4.17 ms.
-    public var typicalInterval: Double {
+    public var typicalInterval: Double { intervalSummary.typical }
+
+    /// The intervals, the rounding allowed each (one timestamp tick, ``VideoInfo/timestampResolution``,
+    /// at most a quarter of the median interval: a stream whose tick is the frame period itself, an
+    /// AVI's 1/fps time base, has exact frame times, and a whole tick of slack would take a dropped
+    /// frame's doubled interval for a normal one) and the typical interval, from one pass.
+    private var intervalSummary: (intervals: [Double], slack: Double, typical: Double) {
         let d = intervals
-        guard !d.isEmpty else { return 0 }
-        let median = medianInterval, tick = timestampSlack
-        guard median > 0 else { return 0 }
-        let band = (median / Self.gapRatio - tick)...(median * Self.gapRatio + tick)
+        let median = Self.median(of: d)
+        let slack = min(info.timestampResolution ?? 0, 0.25 * median)
+        guard median > 0 else { return (d, slack, 0) }
+        let band = (median / Self.gapRatio - slack)...(median * Self.gapRatio + slack)
         var sum = 0.0, count = 0
         for x in d where band.contains(x) {
             sum += x
             count += 1
         }
-        return sum / Double(count)  // count >= 1: the median interval itself is counted
+        return (d, slack, sum / Double(count))  // count >= 1: the median interval itself is counted
     }
-
-    /// The rounding allowed each interval: one timestamp tick (``VideoInfo/timestampResolution``),
-    /// at most a quarter of the median interval. A stream whose tick is the frame period itself (an
-    /// AVI's 1/fps time base) has exact frame times, and a whole tick of slack would take a dropped
-    /// frame's doubled interval for a normal one.
-    var timestampSlack: Double { min(info.timestampResolution ?? 0, 0.25 * medianInterval) }
 
     /// An interval this many times the median or more holds a missing frame (one dropped frame
     /// doubles it; 1.5 is halfway); one shorter than the median divided by it, a frame stamped early.
@@ -107,9 +109,9 @@ public struct VideoColorMeans: Sendable {
     /// timestamp tick (``VideoInfo/timestampResolution``: rounding each time to the tick moves an
     /// interval by up to one): a variable frame rate, or dropped frames.
     public var isVariableFrameRate: Bool {
-        let m = typicalInterval
-        let tolerance = Self.variableIntervalTolerance * m + timestampSlack
-        return m > 0 && intervals.contains { abs($0 - m) > tolerance }
+        let (d, slack, m) = intervalSummary
+        let tolerance = Self.variableIntervalTolerance * m + slack
+        return m > 0 && d.contains { abs($0 - m) > tolerance }
     }
 
     /// Mean of the per-frame means.
