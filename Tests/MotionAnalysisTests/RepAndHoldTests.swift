@@ -98,11 +98,17 @@ import Testing
                             rotationRate: .zero, userAcceleration: .zero)
     }
 
+    /// Still (0°) every 0.1 s up to 4.9 s, no samples until 8.0 s, then `samples` samples 0.1 s
+    /// apart at `degrees`.
+    static func stillThenGap(thenDegrees degrees: Double, samples: Int) -> [DeviceMotion] {
+        stride(from: 0, through: 49, by: 1).map { motion(Double($0) * 0.1, degrees: 0) }
+            + (0..<samples).map { motion(8 + Double($0) * 0.1, degrees: degrees) }
+    }
+
     @Test("a tilt first seen after a data gap longer than fallTime is not a fall")
     func aTiltAcrossAGapIsNotAFall() {
         // Still until 4.9 s, no samples until 8.0 s, then 60° (the review's hold_gap.csv).
-        var trace = stride(from: 0, through: 49, by: 1).map { Self.motion(Double($0) * 0.1, degrees: 0) }
-        trace += stride(from: 0, through: 15, by: 1).map { Self.motion(8 + Double($0) * 0.1, degrees: 60) }
+        let trace = Self.stillThenGap(thenDegrees: 60, samples: 16)
         var s = PoseStability()
         let holds = s.process(trace)
         #expect(holds.count == 1)
@@ -116,8 +122,7 @@ import Testing
 
     @Test("a gap longer than maximumInterval ends the hold at its last sample, even when the pose is the same after it")
     func aGapEndsTheHold() {
-        var trace = stride(from: 0, through: 49, by: 1).map { Self.motion(Double($0) * 0.1, degrees: 0) }
-        trace += stride(from: 0, through: 40, by: 1).map { Self.motion(8 + Double($0) * 0.1, degrees: 1) }
+        let trace = Self.stillThenGap(thenDegrees: 1, samples: 41)
         var s = PoseStability()
         let holds = s.process(trace)
         #expect(holds.count == 2)

@@ -19,16 +19,22 @@ func sourceInfo(_ probe: FFmpegVideoReader.Probe) -> VideoInfo {
         codec: probe.codec)
 }
 
+/// The probe of a single-stream 30-fps MP4 storing 300 frames, whose stream (and container) lasts
+/// `duration` seconds (ffprobe's text).
+func mp4Probe(duration: String, path: String) throws -> FFmpegVideoReader.Probe {
+    try FFmpegVideoReader.probe(
+        json: probeJSON(
+            stream: ["avg_frame_rate": "30/1", "r_frame_rate": "30/1", "nb_frames": "300", "duration": duration],
+            format: ["format_name": "mov,mp4,m4a,3gp,3g2,mj2", "duration": duration, "nb_streams": 1]),
+        path: path)
+}
+
 struct FFmpegProbeTests {
     @Test func aTrimWithoutReencodingIsJudgedByItsEditedDurationNotItsStoredFrames() throws {
         // `ffmpeg -ss 1.5 -i gop.mp4 -c copy cut.mp4` of a 10-s, 30-fps video with a keyframe every
         // 4 s: the file stores all 300 frames back to the keyframe at 0 s, its edit list plays 8.5 s,
         // and ffmpeg decodes 255 frames.
-        let probe = try FFmpegVideoReader.probe(
-            json: probeJSON(
-                stream: ["avg_frame_rate": "30/1", "r_frame_rate": "30/1", "nb_frames": "300", "duration": "8.500000"],
-                format: ["format_name": "mov,mp4,m4a,3gp,3g2,mj2", "duration": "8.500000", "nb_streams": 1]),
-            path: "cut.mp4")
+        let probe = try mp4Probe(duration: "8.500000", path: "cut.mp4")
         #expect(probe.frameCount == 255)
         #expect(probe.duration == 8.5)
         #expect(FFmpegVideoReader.shortfall(decodedFrames: 255, span: 8.5, info: sourceInfo(probe)) == nil)
@@ -36,11 +42,7 @@ struct FFmpegProbeTests {
 
     @Test func aFileCutShortIsStillReportedAsTruncated() throws {
         // The same 10-s video with its last half missing (the index at the start survives).
-        let probe = try FFmpegVideoReader.probe(
-            json: probeJSON(
-                stream: ["avg_frame_rate": "30/1", "r_frame_rate": "30/1", "nb_frames": "300", "duration": "10.000000"],
-                format: ["format_name": "mov,mp4,m4a,3gp,3g2,mj2", "duration": "10.000000", "nb_streams": 1]),
-            path: "half.mp4")
+        let probe = try mp4Probe(duration: "10.000000", path: "half.mp4")
         let why = FFmpegVideoReader.shortfall(decodedFrames: 140, span: 140 / 30, info: sourceInfo(probe))
         #expect(why == "only 140 of 300 frames could be decoded")
         // Without a frame count, the span of the frames against the duration says it.
