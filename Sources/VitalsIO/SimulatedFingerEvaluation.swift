@@ -5,12 +5,13 @@ import SignalProcessing
 /// 40-200 bpm with the simulator's default impairments (±3 ms timestamp jitter, 2 % dropped frames,
 /// baseline drift, 2 motion spikes a minute) at 30 fps, against the simulator's true beats.
 ///
-/// Three recordings per rate, each seeded (the same as `Tests/PulseDetectionTests`):
-/// - 60 s, 1 % beat-to-beat variation (seed = bpm): whole-recording rate, half/double-rate reports,
-///   live beat latency (beats between 10 and 55 s);
-/// - 45 s, the finger lifted off from 20 to 25 s (seed = bpm + 100): contact latency, first rate
-///   after each contact;
-/// - 320 s, 4 % variation (seed = bpm): RMSSD over the 5 minutes from 15 to 315 s (the standard
+/// Three recordings per rate, each seeded (with `seed` 0, the same as `Tests/PulseDetectionTests`;
+/// another `seed` gives other recordings of the same kind, as a held-out check would):
+/// - 60 s, 1 % beat-to-beat variation (seed = bpm + 1000 `seed`): whole-recording rate, half/double-rate
+///   reports, live beat latency (beats between 10 and 55 s);
+/// - 45 s, the finger lifted off from 20 to 25 s (seed = bpm + 100 + 1000 `seed`): contact latency,
+///   first rate after each contact;
+/// - 320 s, 4 % variation (seed = bpm + 1000 `seed`): RMSSD over the 5 minutes from 15 to 315 s (the standard
 ///   short-term HRV recording, Task Force 1996) against the true intervals, and
 ///   confirmed beats that repeat an upstroke (closer than 50 ms) or go back in time.
 ///
@@ -65,15 +66,16 @@ public enum SimulatedFingerEvaluation {
         return s
     }
 
-    /// Runs the three recordings at `bpm`.
+    /// Runs the three recordings at `bpm`; `seed` chooses the set of recordings (0: the gated one).
     /// - Complexity: about 425 s of simulated input through the live pipeline.
-    public static func evaluate(bpm: Double, analyzer settings: PulseAnalyzer.Settings = .init()) -> Case {
+    public static func evaluate(bpm: Double, seed: UInt64 = 0, analyzer settings: PulseAnalyzer.Settings = .init()) -> Case {
+        let base = UInt64(bpm) &+ 1000 &* seed
         var c = Case(bpm: bpm, truthBPM: 0, answeredBPM: nil, halfOrDoubleReports: 0, firstRateDelays: [], firstRatesWrong: 0,
                      contactLatencies: [], trueBeats: 0, beatsSeen: 0, unmatchedBeats: 0, beatLatencyMedian: .nan,
                      beatLatencyMax: .nan, rmssdTrue: .nan, rmssdMeasured: .nan, repeatedConfirmedBeats: 0)
 
         // Recording 1: rate, half/double, live beats.
-        let s1 = Self.settings(bpm: bpm, seed: UInt64(bpm), variability: 0.01)
+        let s1 = Self.settings(bpm: bpm, seed: base, variability: 0.01)
         var finger = SimulatedFinger(settings: s1)
         let (a1, timed1) = run(finger.inputs(duration: 60), settings: settings)
         c.truthBPM = SimulatedFinger.meanRate(settings: s1, until: 60)
@@ -100,7 +102,7 @@ public enum SimulatedFingerEvaluation {
         }
 
         // Recording 2: lift-off, contact latency, first rates.
-        var s2 = Self.settings(bpm: bpm, seed: UInt64(bpm) + 100, variability: 0.01)
+        var s2 = Self.settings(bpm: bpm, seed: base &+ 100, variability: 0.01)
         s2.liftOffs = [20..<25]
         finger = SimulatedFinger(settings: s2)
         let inputs2 = finger.inputs(duration: 45)
@@ -130,7 +132,7 @@ public enum SimulatedFingerEvaluation {
             : [Double](repeating: .nan, count: changes.count)
 
         // Recording 3: RMSSD and confirmed-beat order.
-        let s3 = Self.settings(bpm: bpm, seed: UInt64(bpm), variability: 0.04)
+        let s3 = Self.settings(bpm: bpm, seed: base, variability: 0.04)
         finger = SimulatedFinger(settings: s3)
         let (a3, _) = run(finger.inputs(duration: 320), settings: settings)
         let truth3 = SimulatedFinger.beats(settings: s3, until: 320).filter { $0.onset > 15 && $0.onset < 315 }

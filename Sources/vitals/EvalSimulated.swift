@@ -13,6 +13,9 @@ struct EvalSimulated: ParsableCommand {
     @Option(help: "Comma-separated heart rates to simulate, bpm (default 40,50,...,200).")
     var rates: String?
 
+    @Option(help: "Recording set: 0 (default) is the one CI gates; any other gives fresh recordings of the same kind.")
+    var seed: UInt64 = 0
+
     @Flag(help: "Print one JSON document on stdout.")
     var json = false
 
@@ -34,7 +37,7 @@ struct EvalSimulated: ParsableCommand {
         var cases: [SimulatedFingerEvaluation.Case] = []
         for bpm in list {
             FileHandle.standardError.write(Data("simulating \(Int(bpm)) bpm\n".utf8))
-            cases.append(SimulatedFingerEvaluation.evaluate(bpm: bpm))
+            cases.append(SimulatedFingerEvaluation.evaluate(bpm: bpm, seed: seed))
         }
         let gates = SimulatedFingerEvaluation.gates(cases)
         if json {
