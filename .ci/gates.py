@@ -40,7 +40,7 @@ GATES = [
     ("MTHS MAE (bpm)", ["eval", "fingertip", f"{DATA}/fingertip-mths"], ["overall", "mae_bpm"], "max", 4.0, 4.0),
     # Issue 2 asks for >= 90 % of subjects (36 of these 40; held-back sets are larger): the fraction.
     ("MTHS subjects within 5 bpm (fraction)", ["eval", "fingertip", f"{DATA}/fingertip-mths"], ["overall", "subjects_within_5_fraction"], "min", 0.9, 0.9),
-    ("MTHS half/double windows", ["eval", "fingertip", f"{DATA}/fingertip-mths"], ["overall", "half_double_fraction"], "max", 0.035, 0.02),
+    ("MTHS half/double windows", ["eval", "fingertip", f"{DATA}/fingertip-mths"], ["overall", "half_double_fraction"], "max", 0.025, 0.02),
     ("a103l beat sensitivity", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "sensitivity"], "min", 0.95, 0.97),
     ("a103l beat PPV", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "ppv"], "min", 0.96, 0.97),
     ("a103l IBI median error (ms)", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "ibi_median_error_ms"], "max", 5.0, 5.0),
@@ -58,9 +58,22 @@ GATES = [
     ("simulated wrong first rates", ["eval", "simulated"], ["overall", "first_rates_wrong"], "max", 0, 0),
     ("simulated max beat latency (ms)", ["eval", "simulated"], ["overall", "max_beat_latency_ms"], "max", 245, 250),
     # The latency figure means something only if the beats are seen: our own bar (not the issue's) is
-    # >= 95 % seen and <= 5 % spurious at every rate; 40 bpm sees 28 of 30 (two beats hit by motion spikes).
-    ("simulated min fraction of beats seen live", ["eval", "simulated"], ["overall", "min_beats_seen_fraction"], "min", 0.93, 0.95),
+    # >= 95 % seen and <= 5 % spurious at every rate. A 40-bpm recording has 30 beats, and a motion
+    # spike on one costs 3 %, so the share seen is pooled per rate over five recording sets (seeds 0-4).
+    ("simulated min fraction of beats seen live, 5 sets pooled", ["eval", "simulated", "--sets", "5"], ["overall", "min_pooled_beats_seen_fraction"], "min", 0.96, 0.95),
     ("simulated max fraction of spurious live beats", ["eval", "simulated"], ["overall", "max_spurious_beats_fraction"], "max", 0.05, 0.05),
+    ("simulated max fraction of spurious live beats, 5 sets pooled", ["eval", "simulated", "--sets", "5"], ["overall", "max_pooled_spurious_beats_fraction"], "max", 0.05, 0.05),
+    # The same simulator on four more recording sets (seeds 1-4) than the one above: the gates that
+    # hold on seed 0 do not all hold there. Seed 2's 150-bpm finger has a motion spike in its first
+    # second that sets the first rate (10.3 s after contact, 77 bpm, wrong); RMSSD is 5-9 % high at
+    # more rates.
+    ("simulated max |rate error|, 5 sets (bpm)", ["eval", "simulated", "--sets", "5"], ["overall", "max_abs_rate_error_bpm"], "max", 1.0, 1.0),
+    ("simulated half/double-rate reports, 5 sets", ["eval", "simulated", "--sets", "5"], ["overall", "half_double_reports"], "max", 0, 0),
+    ("simulated max contact latency, 5 sets (s)", ["eval", "simulated", "--sets", "5"], ["overall", "max_contact_latency_s"], "max", 0.5, 0.5),
+    ("simulated max first-rate delay, 5 sets (s)", ["eval", "simulated", "--sets", "5"], ["overall", "max_first_rate_delay_s"], "max", 10.5, 6.0),
+    ("simulated wrong first rates, 5 sets (of 170)", ["eval", "simulated", "--sets", "5"], ["overall", "first_rates_wrong"], "max", 1, 0),
+    ("simulated cases with RMSSD within 5 %, 5 sets (fraction)", ["eval", "simulated", "--sets", "5"], ["overall", "rmssd_within_5_percent_fraction"], "min", 0.88, 1.0),
+    ("simulated repeated confirmed beats, 5 sets", ["eval", "simulated", "--sets", "5"], ["overall", "repeated_confirmed_beats"], "max", 0, 0),
     ("simulated max |RMSSD error|", ["eval", "simulated"], ["overall", "max_abs_rmssd_error_fraction"], "max", 0.08, 0.05),
     ("simulated rates with RMSSD within 5 % (of 17)", ["eval", "simulated"], ["overall", "rates_rmssd_within_5_percent"], "min", 16, 17),
     ("simulated repeated confirmed beats", ["eval", "simulated"], ["overall", "repeated_confirmed_beats"], "max", 0, 0),

@@ -46,6 +46,7 @@ public struct BeatTracker: Sendable {
     private struct Candidate {
         var time: Double
         var strength: Double
+        var slope: Double
         var score: Double
         var back: Int  // absolute index of predecessor, -1 for none
         var period: Double
@@ -67,8 +68,15 @@ public struct BeatTracker: Sendable {
     /// sequence depends on nothing else, so while it is valid and not older than the limit, nothing
     /// can be confirmed and the walk along the sequence is skipped.
     private var openPathStart: Double?
-    /// Strengths of the last confirmed beats, kept sorted for their median and lower quartile.
+    /// Strengths of the last confirmed beats, kept sorted for their median.
     private var confirmedStrengths = SortedRing(capacity: 8)
+    /// Slopes of the last confirmed beats, kept sorted for their lower quartile: the live floor is
+    /// set in slopes, not strengths. A strength is relative to the beat detector's running typical,
+    /// which moves (before the period is known the detector takes dicrotic waves for beats and its
+    /// typical sits low, then climbs to the upstrokes' steepness), so strengths taken seconds apart
+    /// are not comparable: a 40-bpm pulse's upstrokes fell from 2.9 to 1.0 within a stretch, and a
+    /// floor set by the earlier ones withheld the live beats for seconds.
+    private var confirmedSlopes = SortedRing(capacity: 8)
 
     public init(settings: Settings = Settings()) {
         self.settings = settings
@@ -82,6 +90,7 @@ public struct BeatTracker: Sendable {
         lastLiveTime = nil
         liveCandidate = nil
         confirmedStrengths.removeAll()
+        confirmedSlopes.removeAll()
         typicalConfirmedStrength = 1
         openPathStart = nil
     }
@@ -116,10 +125,11 @@ public struct BeatTracker: Sendable {
         typicalConfirmedStrength = max(1e-9, Statistics.percentile(sorted: confirmedStrengths.sorted, 50))
     }
 
-    private func liveStrengthFloor() -> Double {
-        guard confirmedStrengths.count >= 3 else { return settings.liveMinimumStrength }
-        let lowerQuartile = Statistics.percentile(sorted: confirmedStrengths.sorted, 25)
-        return max(settings.liveMinimumStrength, settings.liveRelativeStrength * lowerQuartile)
+    /// Whether `c` is steep enough to be shown live (see `Settings.liveMinimumStrength`).
+    private func isSteepEnoughToShow(_ c: Candidate) -> Bool {
+        guard c.strength >= settings.liveMinimumStrength else { return false }
+        guard confirmedSlopes.count >= 3 else { return true }
+        return c.slope >= settings.liveRelativeStrength * Statistics.percentile(sorted: confirmedSlopes.sorted, 25)
     }
 
     /// After a candidate arrives: the candidate that now ends the best sequence, if it is new.
@@ -131,7 +141,7 @@ public struct BeatTracker: Sendable {
             if candidates[i].score > candidates[end].score { end = i }
         }
         let c = candidates[end]
-        guard c.time > (lastLiveTime ?? -.infinity), c.strength >= liveStrengthFloor() else { return }
+        guard c.time > (lastLiveTime ?? -.infinity), isSteepEnoughToShow(c) else { return }
         // Ending the best sequence *so far* is not enough: before the next true upstroke arrives, a
         // late wiggle (the recovery after a slow pulse's undershoot) can end it at the cost of an odd
         // interval, and would be shown as a beat. A live beat must follow its predecessor on the
@@ -143,9 +153,11 @@ public struct BeatTracker: Sendable {
         liveCandidate = c
     }
 
-    /// Adds a candidate upstroke (time in seconds, strength relative to the typical upstroke) with the
-    /// expected period at that time (seconds), then confirms beats older than the lag at `now`.
-    public mutating func add(time: Double, strength: Double, period: Double, now: Double, emit: (Beat) -> Void) {
+    /// Adds a candidate upstroke (time in seconds, strength relative to the typical upstroke, and its
+    /// slope in a fixed unit, such as waveform units per sample) with the expected period at that
+    /// time (seconds), then confirms beats older than the lag at `now`.
+    public mutating func add(time: Double, strength: Double, slope: Double, period: Double, now: Double,
+                             emit: (Beat) -> Void) {
         if strength >= settings.floor {
             var best = -Double.infinity
             var back = -1
@@ -176,7 +188,7 @@ public struct BeatTracker: Sendable {
             }
             let reward = min(strength / typicalConfirmedStrength, settings.maximumReward)
             openPathStart = nil
-            candidates.append(Candidate(time: time, strength: strength, score: best + reward,
+            candidates.append(Candidate(time: time, strength: strength, slope: slope, score: best + reward,
                                         back: back < 0 ? -1 : base + back, period: period, bridged: bridged))
             updateLiveCandidate()
         }
@@ -220,6 +232,7 @@ public struct BeatTracker: Sendable {
             let interval = (c.bridged || lastConfirmedTime == nil || c.back != newAnchor) ? nil : c.time - lastConfirmedTime!
             emit(Beat(time: c.time, interval: interval, strength: c.strength))
             confirmedStrengths.append(c.strength)
+            confirmedSlopes.append(c.slope)
             updateTypicalConfirmedStrength()
             lastConfirmedTime = c.time
             newAnchor = k

@@ -582,7 +582,7 @@ public struct PulseAnalyzer: Sendable {
             if let c = detector.pointee.candidate, c.time >= blocked {
                 if hasPeriod {
                     var confirmed: [Beat] = []
-                    trackers[ch].add(time: c.time, strength: c.strength, period: detector.pointee.expectedPeriod, now: time) {
+                    trackers[ch].add(time: c.time, strength: c.strength, slope: c.slope, period: detector.pointee.expectedPeriod, now: time) {
                         confirmed.append($0)
                     }
                     if isSelected && !confirmed.isEmpty {
@@ -649,7 +649,7 @@ public struct PulseAnalyzer: Sendable {
                 for c in earlyCandidates[ch] {
                     var confirmed: [Beat] = []
                     let strength = reference > 0 ? c.slope / reference : c.strength
-                    trackers[ch].add(time: c.time, strength: strength, period: period, now: c.time) { confirmed.append($0) }
+                    trackers[ch].add(time: c.time, strength: strength, slope: c.slope, period: period, now: c.time) { confirmed.append($0) }
                     if isSelected && !confirmed.isEmpty { confirm(confirmed, emit: emit) }
                 }
                 earlyCandidates[ch].removeAll()

@@ -14,9 +14,10 @@ import SignalProcessing
 /// Confidence combines three views: the mean of how concentrated the chosen spectrum is at the
 /// tracked rate and its harmonic (`c / (1 + c)` for concentration ratio `c`) and the fraction of
 /// usable channels whose own spectral peak agrees with the tracked rate, scaled by the square root of
-/// how well the window repeats itself one beat period later (its autocorrelation, clamped at 0): a
-/// slow drift or motion shared by all channels can be concentrated and agreed on, but it does not
-/// repeat beat after beat, so it is declined. A track that no channel's own peak supports while most
+/// how well the window repeats itself one beat period later (its autocorrelation; below
+/// `Settings.minimumPeriodicity` the update is declined): a slow drift or motion shared by all
+/// channels can be concentrated and agreed on, but it does not repeat beat after beat, so it is
+/// declined. A track that no channel's own peak supports while most
 /// channels peak at twice or half of it is a half- or double-rate answer: confidence 0.
 public struct RateTracker: Sendable {
     /// Settings for the tracker.
@@ -57,6 +58,13 @@ public struct RateTracker: Sendable {
         /// MTHS, -8 and -5 changed nothing on the odd-numbered subjects and helped the even ones; -3 and
         /// -2 began to hurt (MAE, a103l sensitivity).
         public var reacquirePenalty: Double = -5
+        /// Least periodicity (the window's autocorrelation one tracked period later) for an answer:
+        /// below it the pulse at that period carries under a tenth of the window's power, and the
+        /// update is declined however concentrated and agreed its spectrum. Without it, a single
+        /// channel agrees with itself and a transient concentrates the spectrum: white noise got a
+        /// rate in 13 of 110 10-s windows, and a simulated 150-bpm finger whose first seconds held a
+        /// motion spike was reported at 77 bpm with periodicity 0.02-0.11.
+        public var minimumPeriodicity: Double = 0.1
         public init() {}
     }
 
@@ -244,7 +252,7 @@ public struct RateTracker: Sendable {
         }
         swap(&forward, &scratchForward)
         hasHistory = true
-        let f = refinedFrequency(best, lowBin + top)
+        let f = refinedFrequency(best, nearbyPeak(best, from: lowBin + top))
         let bpm = min(settings.maxBPM, max(settings.minBPM, f * 60))
         let conc = concentration(best, atHz: f)
         var agreeing = 0, harmonic = 0
@@ -259,7 +267,8 @@ public struct RateTracker: Sendable {
         // bit (the tracked rate is usually that peak), the same computation was already done.
         let period = 60 / bpm
         let periodicity = period == bestLag ? bestAutocorrelation : autocorrelation(bestClipped, lagSeconds: period)
-        let confidence = atHarmonic ? 0 : (agreement + conc / (1 + conc)) / 2 * max(0, periodicity).squareRoot()
+        let declined = atHarmonic || !(periodicity >= settings.minimumPeriodicity)
+        let confidence = declined ? 0 : (agreement + conc / (1 + conc)) / 2 * max(0, periodicity).squareRoot()
         return Update(bpm: bpm, confidence: confidence, channel: bestChannel, concentration: conc, agreement: agreement,
                       spread: bestSpread, periodicity: periodicity, atHarmonic: atHarmonic)
     }
@@ -404,6 +413,17 @@ public struct RateTracker: Sendable {
         var k = lowBin
         for i in lowBin...highBin where s[i] > s[k] { k = i }
         return k
+    }
+
+    /// The local maximum of `s` reached by climbing from bin `k`, when it lies within two bins
+    /// (about 5 bpm); else `k`. The prior and the rate history choose which peak the track is on,
+    /// but they also pull the chosen state off the top of it (the low-rate prior pushes a 40-bpm
+    /// track up a bin): the spectrum alone should place the peak.
+    private func nearbyPeak(_ s: [Double], from k: Int) -> Int {
+        var p = k
+        while p < highBin, s[p + 1] > s[p] { p += 1 }
+        while p > lowBin, s[p - 1] > s[p] { p -= 1 }
+        return abs(p - k) <= 2 ? p : k
     }
 
     private func refinedFrequency(_ s: [Double], _ k: Int) -> Double {

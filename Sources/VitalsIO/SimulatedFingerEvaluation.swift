@@ -22,6 +22,8 @@ public enum SimulatedFingerEvaluation {
     public struct Case: Sendable {
         /// The simulator's nominal rate, bpm.
         public var bpm: Double
+        /// The recording set (``evaluate(bpm:seed:analyzer:)``'s `seed`).
+        public var seed: UInt64 = 0
         /// The true mean rate of the 60-s recording, bpm.
         public var truthBPM: Double
         /// The whole-recording answer, bpm (nil = declined).
@@ -73,6 +75,7 @@ public enum SimulatedFingerEvaluation {
         var c = Case(bpm: bpm, truthBPM: 0, answeredBPM: nil, halfOrDoubleReports: 0, firstRateDelays: [], firstRatesWrong: 0,
                      contactLatencies: [], trueBeats: 0, beatsSeen: 0, unmatchedBeats: 0, beatLatencyMedian: .nan,
                      beatLatencyMax: .nan, rmssdTrue: .nan, rmssdMeasured: .nan, repeatedConfirmedBeats: 0)
+        c.seed = seed
 
         // Recording 1: rate, half/double, live beats.
         let s1 = Self.settings(bpm: bpm, seed: base, variability: 0.01)

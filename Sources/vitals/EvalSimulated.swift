@@ -13,8 +13,11 @@ struct EvalSimulated: ParsableCommand {
     @Option(help: "Comma-separated heart rates to simulate, bpm (default 40,50,...,200).")
     var rates: String?
 
-    @Option(help: "Recording set: 0 (default) is the one CI gates; any other gives fresh recordings of the same kind.")
+    @Option(help: "First recording set: 0 (default) is the one the tests use; any other gives fresh recordings of the same kind.")
     var seed: UInt64 = 0
+
+    @Option(help: "How many recording sets to run (seed, seed + 1, ...); every gate must hold in each.")
+    var sets: Int = 1
 
     @Flag(help: "Print one JSON document on stdout.")
     var json = false
@@ -34,10 +37,14 @@ struct EvalSimulated: ParsableCommand {
             // An empty list would pass every gate without simulating anything.
             guard !list.isEmpty else { throw CLIError("--rates: no heart rates given") }
         }
+        guard (1...1000).contains(sets) else { throw CLIError("--sets: \(sets) is not a number of recording sets in 1...1000") }
+        guard seed <= UInt64.max - UInt64(sets) else { throw CLIError("--seed: \(seed) is too large") }
         var cases: [SimulatedFingerEvaluation.Case] = []
-        for bpm in list {
-            FileHandle.standardError.write(Data("simulating \(Int(bpm)) bpm\n".utf8))
-            cases.append(SimulatedFingerEvaluation.evaluate(bpm: bpm, seed: seed))
+        for set in seed..<(seed + UInt64(sets)) {
+            for bpm in list {
+                FileHandle.standardError.write(Data("simulating \(Int(bpm)) bpm\(sets > 1 ? ", set \(set)" : "")\n".utf8))
+                cases.append(SimulatedFingerEvaluation.evaluate(bpm: bpm, seed: set))
+            }
         }
         let gates = SimulatedFingerEvaluation.gates(cases)
         if json {
@@ -50,6 +57,7 @@ struct EvalSimulated: ParsableCommand {
         } else {
             print(" bpm  rate err  h/d  first rate (s)   contact (s)       beats seen/true  spurious  latency p50/max (ms)  RMSSD true/meas (ms)  err     repeats")
             for c in cases {
+                if sets > 1, c.bpm == list.first { print("recording set \(c.seed)") }
                 print(String(format: "%4.0f  %8@  %3d  %-15@  %-16@  %7d/%-7d  %8d  %8.0f / %-8.0f  %8.1f / %-8.1f  %+6.1f %%  %d",
                              c.bpm, c.rateError.map { String(format: "%+.2f", $0) } ?? "declined", c.halfOrDoubleReports,
                              c.firstRateDelays.map { String(format: "%.1f", $0) }.joined(separator: ", ") + (c.firstRatesWrong > 0 ? " (\(c.firstRatesWrong) wrong)" : ""),
@@ -67,6 +75,7 @@ struct EvalSimulated: ParsableCommand {
     private func caseJSON(_ c: SimulatedFingerEvaluation.Case) -> JSON {
         var fields: [(String, JSON)] = []
         fields.append(("bpm", .number(c.bpm)))
+        fields.append(("seed", .number(Double(c.seed))))
         fields.append(("truth_bpm", .num(c.truthBPM, digits: 3)))
         fields.append(("answered_bpm", .num(c.answeredBPM, digits: 3)))
         fields.append(("rate_error_bpm", .num(c.rateError, digits: 3)))
@@ -104,8 +113,20 @@ struct EvalSimulated: ParsableCommand {
             cases.map { Double($0.beatsSeen) / Double(max(1, $0.trueBeats)) }.min(), digits: 4)))
         fields.append(("max_spurious_beats_fraction", .num(
             worst(cases.map { Double($0.unmatchedBeats) / Double(max(1, $0.trueBeats)) }), digits: 4)))
+        // Per rate, over every recording set: the share of all its true beats seen live, and of
+        // spurious live beats (a single 40-bpm recording has 30 beats, so one beat is 3 %).
+        let byRate = Dictionary(grouping: cases, by: \.bpm)
+        fields.append(("recording_sets", .number(Double(Set(cases.map(\.seed)).count))))
+        fields.append(("min_pooled_beats_seen_fraction", .num(byRate.values.map { group in
+            Double(group.map(\.beatsSeen).reduce(0, +)) / Double(max(1, group.map(\.trueBeats).reduce(0, +)))
+        }.min(), digits: 4)))
+        fields.append(("max_pooled_spurious_beats_fraction", .num(byRate.values.map { group in
+            Double(group.map(\.unmatchedBeats).reduce(0, +)) / Double(max(1, group.map(\.trueBeats).reduce(0, +)))
+        }.max(), digits: 4)))
         fields.append(("max_abs_rmssd_error_fraction", .num(worst(rmssdErrors), digits: 4)))
         fields.append(("rates_rmssd_within_5_percent", .number(Double(rmssdErrors.filter { $0 <= 0.05 }.count))))
+        fields.append(("rmssd_within_5_percent_fraction", .num(
+            Double(rmssdErrors.filter { $0 <= 0.05 }.count) / Double(max(1, rmssdErrors.count)), digits: 4)))
         fields.append(("repeated_confirmed_beats", .number(Double(cases.map(\.repeatedConfirmedBeats).reduce(0, +)))))
         return .object(fields)
     }

@@ -259,6 +259,31 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
             #expect(repeats.isEmpty, "\(bpm) bpm, \(variability): \(repeats.map { "\($0.time) then \($1.time)" })")
         }
     }
+
+    /// Candidates' strengths are relative to the beat detector's running typical, which climbs
+    /// when the detector stops taking dicrotic waves for beats: the same upstrokes then score a
+    /// third of what they did. Every heartbeat must still be shown live.
+    @Test func liveBeatsKeepComingWhenTheStrengthsUnitChanges() {
+        var tracker = BeatTracker()
+        let period = 1.5, slope = 0.9
+        var live: [Double] = []
+        var now = 0.0
+        for k in 0..<24 {
+            let t = 1 + Double(k) * period
+            // Strength 2.9 for the first twelve beats, 1.0 after: the same slope each time.
+            let strength = k < 12 ? 2.9 : 1.0
+            while now < t {
+                now += 1.0 / 30
+                if tracker.hasLiveCandidate, let b = tracker.live(now: now, delay: 0.22) { live.append(b.time) }
+            }
+            tracker.add(time: t, strength: strength, slope: slope, period: period, now: t) { _ in }
+        }
+        for _ in 0..<30 {
+            now += 1.0 / 30
+            if tracker.hasLiveCandidate, let b = tracker.live(now: now, delay: 0.22) { live.append(b.time) }
+        }
+        #expect(live.count == 24, "live beats at \(live)")
+    }
 }
 
 @Suite struct BadInputTests {

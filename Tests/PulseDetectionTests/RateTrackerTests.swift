@@ -82,3 +82,56 @@ import SignalProcessing
         #expect(tracker.channelScores[2] == 0)
     }
 }
+
+@Suite struct RateTrackerLowRateTests {
+    /// The low-rate prior chooses which peak a slow pulse's track is on, but the reported rate must
+    /// come from the spectrum: at 40-46 bpm (below the prior's 50 bpm) a clean pulse is reported
+    /// within 0.3 bpm, not a bin (2.3 bpm) or half a bin above it.
+    @Test(arguments: [40.0, 41.3, 43.0, 46.0])
+    func aSlowPulseIsReportedAtItsSpectralPeak(bpm: Double) {
+        var tracker = RateTracker(rate: 10, hop: 1)
+        var last: RateTracker.Update?
+        for step in 0..<20 {
+            let end = 10 + Double(step)
+            let w = (0..<100).map { i -> Double in
+                let t = end - 10 + Double(i + 1) / 10
+                let p = (t * bpm / 60).truncatingRemainder(dividingBy: 1)
+                return exp(-pow((p - 0.2) / 0.08, 2)) + 0.3 * exp(-pow((p - 0.5) / 0.1, 2))
+            }
+            last = tracker.update(windows: [w])
+        }
+        let u = try! #require(last)
+        #expect(abs(u.bpm - bpm) <= 0.3, "reported \(u.bpm) for \(bpm) bpm")
+    }
+}
+
+@Suite struct RateTrackerPeriodicityTests {
+    /// The first update of a fresh tracker on 10 s of white noise at 10 Hz, one channel (which
+    /// agrees with itself), with the given periodicity floor.
+    private static func firstUpdateOnNoise(seed: UInt64, floor: Double) -> RateTracker.Update? {
+        var rng = SplitMix64(seed: seed)
+        var settings = RateTracker.Settings()
+        settings.minimumPeriodicity = floor
+        var tracker = RateTracker(rate: 10, hop: 1, settings: settings)
+        return tracker.update(windows: [(0..<100).map { _ in rng.gaussian() }])
+    }
+
+    @Test func noiseIsAnsweredFarLessOftenWithThePeriodicityFloor() {
+        var unfloored = 0, floored = 0, lowPeriodicityAnswered = 0
+        for seed in 1...400 as ClosedRange<UInt64> {
+            let minimumConfidence = PulseAnalyzer.Settings().minimumConfidence
+            if let u = Self.firstUpdateOnNoise(seed: seed, floor: -1), u.confidence >= minimumConfidence {
+                unfloored += 1
+                if u.periodicity < 0.1 { lowPeriodicityAnswered += 1 }
+            }
+            if let u = Self.firstUpdateOnNoise(seed: seed, floor: RateTracker.Settings().minimumPeriodicity),
+               u.confidence >= minimumConfidence {
+                floored += 1
+                #expect(u.periodicity >= 0.1)
+            }
+        }
+        print("noise answered: \(unfloored) without the floor, \(floored) with it, of 400")
+        #expect(lowPeriodicityAnswered > 0)
+        #expect(floored == unfloored - lowPeriodicityAnswered)
+    }
+}
