@@ -1,6 +1,7 @@
 // How much of a full-frame read does reading every fourth row cost on this machine, with no Swift
 // and no arithmetic to speak of? Each frame's rows are summed with AVX2 SAD (well under memory
-// speed) over cold frames (at least 64 and 512 MiB of them, as `vitals bench`), four ways:
+// speed) over cold frames (at least 64, and about 512 MiB of them, far beyond the 32 MiB last-level
+// cache), four ways:
 //   full        every row, one after another;
 //   stride 4    every fourth row (each read whole: every cache line of it);
 //   x8+pf       every fourth row, eight of them side by side, each line read with a prefetch of the
@@ -21,8 +22,7 @@ static double now_ns(void) {
     return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
-// Sum of the bytes of `rows` rows of `bytes` bytes (tightly packed), every `step`-th row.
-// The same, every `step`-th row, eight sampled rows side by side, prefetching eight rows ahead.
+// The sum of plane_sum, eight sampled rows side by side, prefetching eight sampled rows ahead.
 static uint64_t plane_sum8(const uint8_t *p, int rows, int bytes, int step) {
     __m256i acc = _mm256_setzero_si256(), zero = _mm256_setzero_si256();
     int r = 0;
@@ -30,7 +30,9 @@ static uint64_t plane_sum8(const uint8_t *p, int rows, int bytes, int step) {
         for (int i = 0; i < bytes; i += 32) {
             for (int j = 0; j < 8; j++) {
                 const uint8_t *row = p + (size_t)(r + j * step) * bytes;
-                if ((i & 63) == 0) __builtin_prefetch(row + (size_t)8 * step * bytes + i, 0, 2);
+                // Eight sampled rows ahead, but not past the plane (as FrameSampler).
+                if ((i & 63) == 0 && r + (j + 8) * step < rows)
+                    __builtin_prefetch(row + (size_t)8 * step * bytes + i, 0, 2);
                 acc = _mm256_add_epi64(acc, _mm256_sad_epu8(_mm256_loadu_si256((const __m256i *)(row + i)), zero));
             }
         }
@@ -43,6 +45,7 @@ static uint64_t plane_sum8(const uint8_t *p, int rows, int bytes, int step) {
     return lanes[0] + lanes[1] + lanes[2] + lanes[3] + rest;
 }
 
+// Sum of the bytes of `rows` rows of `bytes` bytes (tightly packed), every `step`-th row.
 static uint64_t plane_sum(const uint8_t *p, int rows, int bytes, int step) {
     __m256i acc = _mm256_setzero_si256(), zero = _mm256_setzero_si256();
     for (int r = 0; r < rows; r += step) {

@@ -93,6 +93,12 @@ public struct PulseAnalysis: Sendable {
         return (HRV.measures(beatTimes: range.map(\.time), excludedBeats: excluded), first)
     }
 
+    /// Whether `beat` was found while the rate was declined (or before the first estimate): an
+    /// upstroke in a signal the pipeline does not trust.
+    public func foundWhileDeclined(_ beat: Beat) -> Bool {
+        !((beat.rateConfidence ?? 0) >= minimumConfidence)
+    }
+
     /// The whole recording's heart rate: the median of the reported rates, with their median
     /// confidence; nil when fewer than a third of the updates were confident enough to report.
     public var heartRate: RateEstimate? {

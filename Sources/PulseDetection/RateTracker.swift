@@ -61,9 +61,11 @@ public struct RateTracker: Sendable {
         /// Least periodicity (the window's autocorrelation one tracked period later) for an answer:
         /// below it the pulse at that period carries under a tenth of the window's power, and the
         /// update is declined however concentrated and agreed its spectrum. Without it, a single
-        /// channel agrees with itself and a transient concentrates the spectrum: white noise got a
-        /// rate in 13 of 110 10-s windows, and a simulated 150-bpm finger whose first seconds held a
-        /// motion spike was reported at 77 bpm with periodicity 0.02-0.11.
+        /// channel agrees with itself and a transient concentrates the spectrum: the first update
+        /// on 10 s of white noise was confident for 233 of 400 seeds (112 with the floor), and
+        /// 10-s windows of white or drifting noise got a rate in 19 of 220 (11 with it). It does not
+        /// stop a transient that repeats well enough: a simulated 150-bpm finger whose first second
+        /// held a motion spike is still first reported at 77 bpm, at 10.3 s instead of 8.3 s.
         public var minimumPeriodicity: Double = 0.1
         public init() {}
     }

@@ -73,6 +73,7 @@ public enum HeartRateReport {
                 ("shape_amplitude", .num(b.shapeAmplitude, digits: 3)),
                 ("doubtful_shape", .bool(b.hasDoubtfulShape)),
                 ("rate_confidence", .num(b.rateConfidence, digits: 3)),
+                ("rate_declined", .bool(analysis.foundWhileDeclined(b))),
             ])
         })))
         // HRV is an answer like the rate: when the rate is declined (noise, no finger) the "beats"

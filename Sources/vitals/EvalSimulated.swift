@@ -38,7 +38,11 @@ struct EvalSimulated: ParsableCommand {
             guard !list.isEmpty else { throw CLIError("--rates: no heart rates given") }
         }
         guard (1...1000).contains(sets) else { throw CLIError("--sets: \(sets) is not a number of recording sets in 1...1000") }
-        guard seed <= UInt64.max - UInt64(sets) else { throw CLIError("--seed: \(seed) is too large") }
+        // Recording seeds are bpm + 1000 seed: beyond a million sets they would wrap (and the JSON
+        // "seed" would round).
+        guard seed <= 1_000_000, seed + UInt64(sets) <= 1_000_000 else {
+            throw CLIError("--seed: recording sets go from 0 to 999999 (asked for \(seed) to \(seed &+ UInt64(sets) &- 1))")
+        }
         var cases: [SimulatedFingerEvaluation.Case] = []
         for set in seed..<(seed + UInt64(sets)) {
             for bpm in list {

@@ -110,7 +110,8 @@ struct HeartRate: ParsableCommand {
         } else {
             print("heart rate  not reported: the signal quality was too low for a trustworthy answer")
         }
-        print("beats       \(analysis.beats.count)")
+        let declined = analysis.beats.filter(analysis.foundWhileDeclined).count
+        print("beats       \(analysis.beats.count)" + (declined > 0 ? " (\(declined) found while the rate was declined)" : ""))
         if case .object(let fields) = report, let hrv = fields.first(where: { $0.0 == "hrv" })?.1, case .object(let m) = hrv {
             let pick = ["rmssd", "sdnn", "pnn50", "lf/hf", "breathingrate"]
             let parts = m.filter { pick.contains($0.0) }.map { k, v -> String in

@@ -155,6 +155,16 @@ import Testing
             return
         }
         #expect(fields.first { $0.0 == "hrv" }?.1 == .null)
+        // Each beat says whether the rate was declined when it was found: most of noise's are.
+        guard case .array(let beats)? = fields.first(where: { $0.0 == "beats" })?.1, !beats.isEmpty else {
+            Issue.record("no beats")
+            return
+        }
+        let declined = beats.filter { beat in
+            guard case .object(let b) = beat else { return false }
+            return b.first { $0.0 == "rate_declined" }?.1 == .bool(true)
+        }
+        #expect(Double(declined.count) >= 0.75 * Double(beats.count), "\(declined.count) of \(beats.count)")
     }
 
     @Test func aHopGivingMillionsOfWindowsIsAnErrorNotAHang() throws {
