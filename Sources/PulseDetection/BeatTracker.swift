@@ -34,10 +34,10 @@ public struct BeatTracker: Sendable {
         /// (Malik's 20 %: sinus rhythm seldom changes more from one beat to the next).
         public var liveTolerance: Double = 0.2
         /// A live beat's upstroke must be at least this steep relative to the typical one (the beat
-        /// detector's own minimum), and at least `liveRelativeStrength` times the lower quartile of the
-        /// last 8 confirmed beats' (robust to a few steep artefacts among them): the gentle rise before
-        /// a slow pulse's foot is not a beat, and an upstroke seldom loses half its steepness from one
-        /// beat to the next.
+        /// detector's own minimum; once three beats are confirmed, relative to their median slope),
+        /// and at least `liveRelativeStrength` times the lower quartile of the last 8 confirmed beats'
+        /// slopes (robust to a few steep artefacts among them): the gentle rise before a slow pulse's
+        /// foot is not a beat, and an upstroke seldom loses half its steepness from one beat to the next.
         public var liveMinimumStrength: Double = 0.3
         public var liveRelativeStrength: Double = 0.5
         public init() {}
@@ -70,7 +70,7 @@ public struct BeatTracker: Sendable {
     private var openPathStart: Double?
     /// Strengths of the last confirmed beats, kept sorted for their median.
     private var confirmedStrengths = SortedRing(capacity: 8)
-    /// Slopes of the last confirmed beats, kept sorted for their lower quartile: the live floor is
+    /// Slopes of the last confirmed beats, kept sorted for their median and lower quartile: the live floor is
     /// set in slopes, not strengths. A strength is relative to the beat detector's running typical,
     /// which moves (before the period is known the detector takes dicrotic waves for beats and its
     /// typical sits low, then climbs to the upstrokes' steepness), so strengths taken seconds apart
