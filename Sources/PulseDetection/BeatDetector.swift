@@ -118,7 +118,11 @@ public struct BeatDetector: Sendable {
         if let last = lastBeatTime, h.time - last < settings.refractoryFraction * expectedPeriod {
             return nil
         }
-        if let typical, h.slope < settings.minimumStrength * typical {
+        // Weaker than the typical upstroke allows: not a beat, unless no beat has been taken for
+        // two expected periods (then the typical, not the pulse, is what is off: a motion spike among
+        // the recent beats can hold it above every upstroke, and only taken beats bring it down).
+        if let typical, h.slope < settings.minimumStrength * typical,
+           !(lastBeatTime.map { h.time - $0 > 2 * expectedPeriod } ?? false) {
             return nil
         }
         strengths.append(h.slope)

@@ -230,6 +230,26 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
         #expect(errors.allSatisfy { abs($0) < 0.004 }, "largest error \(errors.map(abs).max() ?? 0) s")
     }
 
+    @Test func aPulseThatShrinksFivefoldIsStillDetected() {
+        // Beats of one amplitude for 10 s, then a fifth of it (finger pressure, perfusion): the typical
+        // upstroke set by the first beats must not hold back every later one.
+        let rate = 30.0
+        var detector = BeatDetector(rate: rate)
+        detector.expectedPeriod = 1
+        var late: [Beat] = []
+        for n in 0..<(30 * 40) {
+            let t = Double(n) / rate
+            let phase = t - t.rounded(.down)
+            let height = t < 10 ? 5.0 : 1.0
+            if let b = detector.process(time: t, value: height * exp(-0.5 * pow((phase - 0.2) / 0.08, 2))), b.time > 30 {
+                late.append(b)
+            }
+        }
+        #expect(late.count == 10, "beats after 30 s: \(late.map(\.time))")
+        let typical = try? #require(detector.typical)
+        #expect((typical ?? 0) < 0.5, "typical \(typical ?? 0)")  // the small pulse's steepest slope: about 0.25
+    }
+
     @Test
     func aWeakWiggleBetweenBeatsIsNotABeat() {
         let rate = 30.0
