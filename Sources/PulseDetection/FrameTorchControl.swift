@@ -55,7 +55,7 @@ public struct TorchLevelController: Sendable, Equatable {
         guard framesSinceChange >= settleFrames else { return nil }
         let covered = sample.red >= redDominance * max(sample.green, sample.blue, 1)
         guard covered else { return nil }  // no finger: brightness says nothing about the torch
-        if sample.red >= minimumRed || levelIndex >= min(topIndex ?? levels.count - 1, levels.count - 1) {
+        if sample.red >= minimumRed || levelIndex >= (topIndex ?? levels.count - 1) {
             isLocked = true
             return .lockCamera
         }
