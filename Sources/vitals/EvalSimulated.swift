@@ -113,20 +113,18 @@ struct EvalSimulated: ParsableCommand {
         fields.append(("first_rates_wrong", .number(Double(cases.map(\.firstRatesWrong).reduce(0, +)))))
         fields.append(("max_contact_latency_s", .num(worst(cases.flatMap(\.contactLatencies)), digits: 3)))
         fields.append(("max_beat_latency_ms", .num(worst(beatMax), digits: 1)))
-        fields.append(("min_beats_seen_fraction", .num(
-            cases.map { Double($0.beatsSeen) / Double(max(1, $0.trueBeats)) }.min(), digits: 4)))
-        fields.append(("max_spurious_beats_fraction", .num(
-            worst(cases.map { Double($0.unmatchedBeats) / Double(max(1, $0.trueBeats)) }), digits: 4)))
+        // The live beats counted by `part` over all the true beats of `group`.
+        func share(_ group: [SimulatedFingerEvaluation.Case], _ part: KeyPath<SimulatedFingerEvaluation.Case, Int>) -> Double {
+            Double(group.map { $0[keyPath: part] }.reduce(0, +)) / Double(max(1, group.map(\.trueBeats).reduce(0, +)))
+        }
+        fields.append(("min_beats_seen_fraction", .num(cases.map { share([$0], \.beatsSeen) }.min(), digits: 4)))
+        fields.append(("max_spurious_beats_fraction", .num(worst(cases.map { share([$0], \.unmatchedBeats) }), digits: 4)))
         // Per rate, over every recording set: the share of all its true beats seen live, and of
         // spurious live beats (a single 40-bpm recording has 30 beats, so one beat is 3 %).
-        let byRate = Dictionary(grouping: cases, by: \.bpm)
+        let byRate = Dictionary(grouping: cases, by: \.bpm).values
         fields.append(("recording_sets", .number(Double(Set(cases.map(\.seed)).count))))
-        fields.append(("min_pooled_beats_seen_fraction", .num(byRate.values.map { group in
-            Double(group.map(\.beatsSeen).reduce(0, +)) / Double(max(1, group.map(\.trueBeats).reduce(0, +)))
-        }.min(), digits: 4)))
-        fields.append(("max_pooled_spurious_beats_fraction", .num(byRate.values.map { group in
-            Double(group.map(\.unmatchedBeats).reduce(0, +)) / Double(max(1, group.map(\.trueBeats).reduce(0, +)))
-        }.max(), digits: 4)))
+        fields.append(("min_pooled_beats_seen_fraction", .num(byRate.map { share($0, \.beatsSeen) }.min(), digits: 4)))
+        fields.append(("max_pooled_spurious_beats_fraction", .num(byRate.map { share($0, \.unmatchedBeats) }.max(), digits: 4)))
         fields.append(("max_abs_rmssd_error_fraction", .num(worst(rmssdErrors), digits: 4)))
         fields.append(("rates_rmssd_within_5_percent", .number(Double(rmssdErrors.filter { $0 <= 0.05 }.count))))
         fields.append(("rmssd_within_5_percent_fraction", .num(
