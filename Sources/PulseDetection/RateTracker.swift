@@ -18,7 +18,11 @@ import SignalProcessing
 /// `Settings.minimumPeriodicity` the update is declined): a slow drift or motion shared by all
 /// channels can be concentrated and agreed on, but it does not repeat beat after beat, so it is
 /// declined. A track that no channel's own peak supports while most
-/// channels peak at twice or half of it is a half- or double-rate answer: confidence 0.
+/// channels peak at twice or half of it is a half- or double-rate answer: confidence 0. When, on top
+/// of that, the window's autocorrelation says the other octave is the pulse's period for three
+/// updates in a row, the track moves there (see `octaveCorrection`): otherwise the low-rate prior
+/// and the cost of leaving the random walk could hold a track at twice a slow pulse for as long as
+/// the pulse lasts.
 public struct RateTracker: Sendable {
     /// Settings for the tracker.
     public struct Settings: Sendable {
@@ -67,6 +71,12 @@ public struct RateTracker: Sendable {
         /// stop a transient that repeats well enough: a simulated 150-bpm finger whose first second
         /// held a motion spike is still first reported at 77 bpm, at 10.3 s instead of 8.3 s.
         public var minimumPeriodicity: Double = 0.1
+        /// Autocorrelation at twice (or half) the tracked period above which a declined track is
+        /// moved an octave (see `update`): the window clearly repeats there.
+        public var octavePeriodicity: Double = 0.5
+        /// Consecutive updates that must say so before the track moves (a motion spike can make
+        /// one window repeat oddly).
+        public var octaveUpdates: Int = 3
         public init() {}
     }
 
@@ -85,6 +95,8 @@ public struct RateTracker: Sendable {
     private var forward: [Double]
     private var scratchForward: [Double]
     private var hasHistory = false
+    /// Consecutive updates whose window says the track is an octave off (see `octaveCorrection`).
+    private var octaveVotes = 0
     /// Each channel's score at the last update (spectral concentration x periodicity; 0 = unusable):
     /// the channel with the highest is the one used.
     public private(set) var channelScores: [Double] = []
@@ -144,6 +156,7 @@ public struct RateTracker: Sendable {
     /// Forgets the rate history (after a gap or loss of contact).
     public mutating func reset() {
         hasHistory = false
+        octaveVotes = 0
     }
 
     /// The result of one update.
@@ -270,9 +283,52 @@ public struct RateTracker: Sendable {
         let period = 60 / bpm
         let periodicity = period == bestLag ? bestAutocorrelation : autocorrelation(bestClipped, lagSeconds: period)
         let declined = atHarmonic || !(periodicity >= settings.minimumPeriodicity)
+        if declined, let target = octaveCorrection(bpm: bpm, periodicity: periodicity, atHarmonic: atHarmonic) {
+            octaveVotes += 1
+            if octaveVotes >= settings.octaveUpdates {
+                reseed(atBin: target)
+                octaveVotes = 0
+            }
+        } else {
+            octaveVotes = 0
+        }
         let confidence = declined ? 0 : (agreement + conc / (1 + conc)) / 2 * max(0, periodicity).squareRoot()
         return Update(bpm: bpm, confidence: confidence, channel: bestChannel, concentration: conc, agreement: agreement,
                       spread: bestSpread, periodicity: periodicity, atHarmonic: atHarmonic)
+    }
+
+    /// The rate bin the track should move to when it sits an octave off the pulse, else nil. The
+    /// window's autocorrelation tells the octaves apart where the spectrum cannot: a pulse repeats
+    /// after one period and after two, so a track at the pulse's double does not repeat at its own
+    /// period but does at twice it, and a track at half the pulse repeats at half its period.
+    /// Either way most channels' own spectral peaks already sit at the other octave (`atHarmonic`):
+    /// - Track at double: the window does not repeat at the tracked period (below
+    ///   `minimumPeriodicity`) but does at twice it (at least `octavePeriodicity`).
+    /// - Track at half: the window repeats at half the tracked period (at least `octavePeriodicity`).
+    private func octaveCorrection(bpm: Double, periodicity: Double, atHarmonic: Bool) -> Int? {
+        guard atHarmonic else { return nil }
+        let period = 60 / bpm
+        var target: Double?
+        if !(periodicity >= settings.minimumPeriodicity), bpm / 2 >= settings.minBPM,
+           autocorrelation(bestClipped, lagSeconds: 2 * period) >= settings.octavePeriodicity {
+            target = bpm / 2
+        } else if 2 * bpm <= settings.maxBPM,
+                  autocorrelation(bestClipped, lagSeconds: period / 2) >= settings.octavePeriodicity {
+            target = 2 * bpm
+        }
+        guard let target else { return nil }
+        let binHz = rate / Double(fftLength)
+        let k = min(highBin, max(lowBin, Int((target / 60 / binHz).rounded())))
+        return nearbyPeak(best, from: k)
+    }
+
+    /// Restarts the rate history at spectral bin `k`: the states near it score as if the track had
+    /// been there, every other state as a reacquisition.
+    private mutating func reseed(atBin k: Int) {
+        for i in forward.indices {
+            let d = abs(lowBin + i - k)
+            forward[i] = d <= transitionReach ? max(transition[d], settings.reacquirePenalty) : settings.reacquirePenalty
+        }
     }
 
     /// Median and median absolute deviation of `w`: read from `sorted` (the same values ascending)

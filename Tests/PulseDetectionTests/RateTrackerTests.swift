@@ -72,6 +72,46 @@ import SignalProcessing
         #expect(abs((last?.bpm ?? 0) - 100) < 3 && last?.atHarmonic == false)
     }
 
+    /// A pulse at 80 bpm until `change`, then at 40 bpm with a second harmonic 0.8 times as large
+    /// (the dicrotic wave of a slow pulse), in three channels with a little noise.
+    private static func slowingWindows(end: Double, change: Double, seed: UInt64) -> [[Double]] {
+        var rng = SplitMix64(seed: seed)
+        return (0..<3).map { _ in
+            (0..<100).map { i in
+                let t = end - 10 + Double(i + 1) / 10
+                let w = 2 * Double.pi * 40 / 60 * t
+                let pulse = t < change ? sin(2 * w) : sin(w) + 0.8 * sin(2 * w + 0.5)
+                return pulse + 0.1 * (rng.uniform() - 0.5)
+            }
+        }
+    }
+
+    /// The low-rate prior and the cost of leaving the random walk can hold a track at twice a slow
+    /// pulse indefinitely: its second harmonic is nearly as strong as the fundamental. Every channel
+    /// peaks at half the track, and the window repeats at twice the tracked period but not at it:
+    /// after three such updates the track moves down the octave.
+    @Test func aTrackLeftAtTwiceASlowPulseMovesDownTheOctave() {
+        var tracker = RateTracker(rate: 10, hop: 1)
+        var atDouble = 0
+        var last: RateTracker.Update?
+        for step in 0..<40 {
+            let end = 10 + Double(step)
+            guard let u = tracker.update(windows: Self.slowingWindows(end: end, change: 20, seed: UInt64(step))) else {
+                Issue.record("no update at \(end) s")
+                return
+            }
+            if end <= 20 { #expect(abs(u.bpm - 80) < 3 && u.confidence > 0.5, "\(end) s: \(u)") }
+            // From 30 s on the windows hold only the slow pulse: a track near 80 is at its double.
+            if end >= 30, abs(u.bpm - 80) < 8 {
+                #expect(u.confidence == 0, "\(end) s: \(u)")
+                atDouble += 1
+            }
+            last = u
+        }
+        #expect(atDouble <= 2, "\(atDouble) updates at twice the pulse")
+        #expect(abs((last?.bpm ?? 0) - 40) < 2 && (last?.confidence ?? 0) > 0.5, "\(String(describing: last))")
+    }
+
     @Test func aChannelLeftOutIsNotUsed() {
         var tracker = RateTracker(rate: 10, hop: 1)
         var w = Self.windows(end: 10, change: 100, seed: 1)  // 50 bpm in every channel
