@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 @testable import PulseDetection
 
 /// Issue 2 gates on the simulated finger: 40-200 bpm (every 10) at 30 fps with ±3 ms timestamp
@@ -68,5 +69,49 @@ import Testing
         let expected = HRV.measures(intervals: trueIntervals).measures.rmssd
         let measured = HRV.measures(beatTimes: analysis.beats.filter { $0.time > 15 && $0.time < 115 }.map(\.time)).measures.rmssd
         #expect(abs(measured / expected - 1) <= 0.05, "RMSSD \(measured) ms, truth \(expected) ms")
+    }
+}
+
+/// A motion spike in the first window after contact, where no rate history outvotes it.
+@Suite struct FirstRateAfterASpikeTests {
+    /// First rates of a clean simulated PPG at 60, 100, 140 and 180 bpm with one motion spike (4 pulse
+    /// amplitudes, 0.3 s, raised cosine) put at 40 places through the first 5 s: how many are more than
+    /// 5 bpm off, and how many come after 6 s or not at all.
+    static func firstRates(outlierEdge: Double) -> (wrong: Int, late: Int) {
+        var wrong = 0, late = 0
+        for bpm in [60.0, 100.0, 140.0, 180.0] {
+            for k in 0..<40 {
+                let at = 0.2 + Double(k) * 0.12
+                var s = SimulatedFinger.Settings()
+                s.bpm = bpm
+                s.frameRate = 30
+                s.seed = 7
+                s.output = .ppg
+                s.motionSpikesPerMinute = 0
+                var finger = SimulatedFinger(settings: s)
+                let inputs = finger.inputs(duration: 8).map { input -> PulseInput in
+                    guard case .ppg(let t, let v) = input else { return input }
+                    let d = t - at
+                    return .ppg(time: t, value: v + (d >= 0 && d < 0.3 ? 2 * (1 - cos(2 * Double.pi * d / 0.3)) : 0))
+                }
+                var settings = PulseAnalyzer.Settings()
+                settings.tracker.outlierEdge = outlierEdge
+                guard let first = PulseAnalysis.run(inputs, sampleRate: 30, settings: settings).rates.first else {
+                    late += 1
+                    continue
+                }
+                if abs(first.bpm - bpm) > 5 { wrong += 1 } else if first.time > 6.05 { late += 1 }
+            }
+        }
+        return (wrong, late)
+    }
+
+    /// Dropping each outlier's whole excursion, not just its samples past three deviations, halves
+    /// the wrong and late first rates (10 of 160 when the flanks stay: 6 wrong, 4 late).
+    @Test func aSpikesFlanksAreDroppedWithIt() {
+        let withEdge = Self.firstRates(outlierEdge: RateTracker.Settings().outlierEdge)
+        let flanksKept = Self.firstRates(outlierEdge: .infinity)
+        #expect(withEdge.wrong <= 2 && withEdge.wrong + withEdge.late <= 4, "\(withEdge)")
+        #expect(flanksKept.wrong + flanksKept.late >= 2 * (withEdge.wrong + withEdge.late), "\(flanksKept) vs \(withEdge)")
     }
 }
