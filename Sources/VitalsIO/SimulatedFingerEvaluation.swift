@@ -84,20 +84,24 @@ public enum SimulatedFingerEvaluation {
         c.truthBPM = SimulatedFinger.meanRate(settings: s1, until: 60)
         c.answeredBPM = a1.heartRate?.bpm
         c.halfOrDoubleReports = a1.rates.filter { FingertipEvaluation.isHalfOrDouble($0.bpm, truth: c.truthBPM) }.count
-        let truth1 = SimulatedFinger.beats(settings: s1, until: 60).filter { $0.onset > 10 && $0.onset < 55 }
+        // Beats with onsets in 10-55 s are scored, events in 10-55 s judged; an event is matched
+        // against every true beat, so one just after 10 s that belongs to a beat starting just
+        // before it is neither seen nor spurious.
+        let allTruth1 = SimulatedFinger.beats(settings: s1, until: 60)
+        let scored = { (b: SimulatedBeat) in b.onset > 10 && b.onset < 55 }
         var latencies: [Double] = []
         var seen = Set<Int>()
         for (event, at) in timed1 {
             guard case .beat(let b) = event, b.time > 10, b.time < 55 else { continue }
             // One event per true beat: a second one within the same beat counts as spurious.
-            if let k = truth1.firstIndex(where: { b.time > $0.onset - 0.05 && b.time < $0.peak + 0.05 }), !seen.contains(k) {
+            if let k = allTruth1.firstIndex(where: { b.time > $0.onset - 0.05 && b.time < $0.peak + 0.05 }), !seen.contains(k) {
                 seen.insert(k)
-                latencies.append(at - truth1[k].peak)
+                if scored(allTruth1[k]) { latencies.append(at - allTruth1[k].peak) }
             } else {
                 c.unmatchedBeats += 1
             }
         }
-        c.trueBeats = truth1.count
+        c.trueBeats = allTruth1.filter(scored).count
         c.beatsSeen = latencies.count
         if !latencies.isEmpty {
             c.beatLatencyMedian = Statistics.median(latencies)

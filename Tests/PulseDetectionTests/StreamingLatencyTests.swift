@@ -85,19 +85,21 @@ import Testing
         let settings = SimulatedFingerAccuracyTests.settings(bpm: bpm, seed: UInt64(bpm))
         var finger = SimulatedFinger(settings: settings)
         let timed = Self.stream(finger.inputs(duration: 60))
-        let truth = SimulatedFinger.beats(settings: settings, until: 60).filter { $0.onset > 10 && $0.onset < 55 }
+        let truth = SimulatedFinger.beats(settings: settings, until: 60)
+        let scored = { (b: SimulatedBeat) in b.onset > 10 && b.onset < 55 }
         var latencies: [Double] = []
         var unmatched = 0
         for t in timed {
             guard case .beat(let b) = t.event, b.time > 10, b.time < 55 else { continue }
-            // A beat belongs to the true beat whose upstroke it times: between its onset and its peak.
+            // A beat belongs to the true beat whose upstroke it times: between its onset and its peak
+            // (one that starts just before 10 s is neither counted nor spurious).
             if let p = truth.first(where: { b.time > $0.onset - 0.05 && b.time < $0.peak + 0.05 }) {
-                latencies.append(t.emittedAt - p.peak)
+                if scored(p) { latencies.append(t.emittedAt - p.peak) }
             } else {
                 unmatched += 1
             }
         }
-        return (latencies, truth.count, unmatched)
+        return (latencies, truth.filter(scored).count, unmatched)
     }
 
     @Test(arguments: SimulatedFingerAccuracyTests.rates.filter { $0 > 40 })
