@@ -69,15 +69,16 @@ GATES = [
     ("simulated max fraction of spurious live beats", ["eval", "simulated"], ["overall", "max_spurious_beats_fraction"], "max", 0.05, 0.05),
     ("simulated max fraction of spurious live beats, 5 sets pooled", ["eval", "simulated", "--sets", "5"], ["overall", "max_pooled_spurious_beats_fraction"], "max", 0.05, 0.05),
     # The same simulator on four more recording sets (seeds 1-4) than the one above: the gates that
-    # hold on seed 0 do not all hold there. Seed 2's 150-bpm finger has a motion spike in its first
-    # second that sets the first rate (10.3 s after contact, 77 bpm, wrong); RMSSD is 5-9 % high at
-    # more rates.
+    # hold on seed 0 do not all hold there (RMSSD is 5-9 % high at more rates). The first-rate floors
+    # were 10.5 s and 1 wrong until 2026-11-23 (seed 2's 150-bpm finger: a motion spike in its first
+    # second set the first rate, 77 bpm at 10.3 s); with the spike's flanks dropped from the first
+    # window all 170 first rates are right by 5.4 s, so the floors are the issue's own.
     ("simulated max |rate error|, 5 sets (bpm)", ["eval", "simulated", "--sets", "5"], ["overall", "max_abs_rate_error_bpm"], "max", 1.0, 1.0),
     ("simulated half/double-rate reports, 5 sets", ["eval", "simulated", "--sets", "5"], ["overall", "half_double_reports"], "max", 0, 0),
     ("simulated max contact latency, 5 sets (s)", ["eval", "simulated", "--sets", "5"], ["overall", "max_contact_latency_s"], "max", 0.5, 0.5),
-    ("simulated max first-rate delay, 5 sets (s)", ["eval", "simulated", "--sets", "5"], ["overall", "max_first_rate_delay_s"], "max", 10.5, 6.0),
-    ("simulated wrong first rates, 5 sets (of 170)", ["eval", "simulated", "--sets", "5"], ["overall", "first_rates_wrong"], "max", 1, 0),
-    ("simulated cases with RMSSD within 5 %, 5 sets (fraction)", ["eval", "simulated", "--sets", "5"], ["overall", "rmssd_within_5_percent_fraction"], "min", 0.88, 1.0),
+    ("simulated max first-rate delay, 5 sets (s)", ["eval", "simulated", "--sets", "5"], ["overall", "max_first_rate_delay_s"], "max", 6.0, 6.0),
+    ("simulated wrong first rates, 5 sets (of 170)", ["eval", "simulated", "--sets", "5"], ["overall", "first_rates_wrong"], "max", 0, 0),
+    ("simulated cases with RMSSD within 5 %, 5 sets (fraction)", ["eval", "simulated", "--sets", "5"], ["overall", "rmssd_within_5_percent_fraction"], "min", 0.9, 1.0),
     ("simulated repeated confirmed beats, 5 sets", ["eval", "simulated", "--sets", "5"], ["overall", "repeated_confirmed_beats"], "max", 0, 0),
     ("simulated max |RMSSD error|", ["eval", "simulated"], ["overall", "max_abs_rmssd_error_fraction"], "max", 0.08, 0.05),
     ("simulated rates with RMSSD within 5 % (of 17)", ["eval", "simulated"], ["overall", "rates_rmssd_within_5_percent"], "min", 16, 17),

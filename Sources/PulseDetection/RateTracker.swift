@@ -69,7 +69,8 @@ public struct RateTracker: Sendable {
         /// on 10 s of white noise was confident for 233 of 400 seeds (112 with the floor), and
         /// 10-s windows of white or drifting noise got a rate in 19 of 220 (11 with it). It does not
         /// stop a transient that repeats well enough: a simulated 150-bpm finger whose first second
-        /// held a motion spike is still first reported at 77 bpm, at 10.3 s instead of 8.3 s.
+        /// held a motion spike was still first reported at 77 bpm, at 10.3 s instead of 8.3 s (until
+        /// `outlierEdge` dropped the spike's flanks too).
         public var minimumPeriodicity: Double = 0.1
         /// In the first window after a (re)start, samples more than three robust standard deviations
         /// from the median are dropped, and with each the rest of its excursion, out to where the
