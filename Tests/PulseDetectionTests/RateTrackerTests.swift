@@ -34,30 +34,44 @@ import SignalProcessing
 }
 
 @Suite struct RateTrackerHarmonicTests {
-    /// Three channels of a 10-Hz window (`seconds` long, ending at `end`) of a pulse that beats at
-    /// 50 bpm until `change` and at 100 bpm after it, with a little noise.
-    private static func windows(end: Double, change: Double, seconds: Double = 10, seed: UInt64) -> [[Double]] {
+    /// Three channels of a 10-Hz, 10-s window ending at `end` of `pulse` (a function of time) with a
+    /// little noise.
+    private static func windows(end: Double, seed: UInt64, _ pulse: (Double) -> Double) -> [[Double]] {
         var rng = SplitMix64(seed: seed)
-        let n = Int(seconds * 10)
         return (0..<3).map { _ in
-            (0..<n).map { i in
-                let t = end - seconds + Double(i + 1) / 10
-                let hz = t < change ? 50.0 / 60 : 100.0 / 60
-                return sin(2 * Double.pi * hz * t) + 0.1 * (rng.uniform() - 0.5)
+            (0..<100).map { i in
+                let t = end - 10 + Double(i + 1) / 10
+                return pulse(t) + 0.1 * (rng.uniform() - 0.5)
             }
         }
     }
 
-    @Test func aTrackLeftAtHalfTheRateEveryChannelShowsIsDeclinedUntilItCatchesUp() {
+    /// A pulse that beats at 50 bpm until `change` and at 100 bpm after it.
+    private static func fiftyThenHundred(change: Double) -> (Double) -> Double {
+        { t in sin(2 * Double.pi * (t < change ? 50.0 : 100.0) / 60 * t) }
+    }
+
+    private static func windows(end: Double, change: Double, seed: UInt64) -> [[Double]] {
+        windows(end: end, seed: seed, fiftyThenHundred(change: change))
+    }
+
+    /// One tracker's updates on the windows ending at 10, 11, ..., 49 s of `pulse`.
+    private static func updates(_ pulse: (Double) -> Double) -> [(end: Double, update: RateTracker.Update)] {
         var tracker = RateTracker(rate: 10, hop: 1)
-        var declinedAtHalf = 0
-        var last: RateTracker.Update?
-        for step in 0..<40 {
+        return (0..<40).compactMap { step in
             let end = 10 + Double(step)
-            guard let u = tracker.update(windows: Self.windows(end: end, change: 20, seed: UInt64(step))) else {
+            guard let u = tracker.update(windows: windows(end: end, seed: UInt64(step), pulse)) else {
                 Issue.record("no update at \(end) s")
-                return
+                return nil
             }
+            return (end, u)
+        }
+    }
+
+    @Test func aTrackLeftAtHalfTheRateEveryChannelShowsIsDeclinedUntilItCatchesUp() {
+        let updates = Self.updates(Self.fiftyThenHundred(change: 20))
+        var declinedAtHalf = 0
+        for (end, u) in updates {
             if end <= 20 { #expect(abs(u.bpm - 50) < 3 && !u.atHarmonic && u.confidence > 0.5, "\(end) s: \(u)") }
             if u.atHarmonic {
                 // The track is still near 50 bpm while every channel's spectrum peaks near 100.
@@ -65,50 +79,34 @@ import SignalProcessing
                 #expect(abs(u.bpm * 2 - 100) <= 10, "\(end) s: \(u.bpm)")
                 declinedAtHalf += 1
             }
-            last = u
         }
         // The jump from 50 to 100 bpm leaves the track behind for some hops; then it follows.
         #expect(declinedAtHalf > 0)
+        let last = updates.last?.update
         #expect(abs((last?.bpm ?? 0) - 100) < 3 && last?.atHarmonic == false)
     }
 
-    /// A pulse at 80 bpm until `change`, then at 40 bpm with a second harmonic 0.8 times as large
-    /// (the dicrotic wave of a slow pulse), in three channels with a little noise.
-    private static func slowingWindows(end: Double, change: Double, seed: UInt64) -> [[Double]] {
-        var rng = SplitMix64(seed: seed)
-        return (0..<3).map { _ in
-            (0..<100).map { i in
-                let t = end - 10 + Double(i + 1) / 10
-                let w = 2 * Double.pi * 40 / 60 * t
-                let pulse = t < change ? sin(2 * w) : sin(w) + 0.8 * sin(2 * w + 0.5)
-                return pulse + 0.1 * (rng.uniform() - 0.5)
-            }
-        }
-    }
-
     /// The low-rate prior and the cost of leaving the random walk can hold a track at twice a slow
-    /// pulse indefinitely: its second harmonic is nearly as strong as the fundamental. Every channel
-    /// peaks at half the track, and the window repeats at twice the tracked period but not at it:
-    /// after three such updates the track moves down the octave.
+    /// pulse indefinitely: its second harmonic is nearly as strong as the fundamental. Here a pulse at
+    /// 80 bpm slows to 40 bpm at 20 s, with a second harmonic 0.8 times as large (a slow pulse's
+    /// dicrotic wave). Every channel then peaks at half the track, and the window repeats at twice
+    /// the tracked period but not at it: after three such updates the track moves down the octave.
     @Test func aTrackLeftAtTwiceASlowPulseMovesDownTheOctave() {
-        var tracker = RateTracker(rate: 10, hop: 1)
+        let updates = Self.updates { t in
+            let w = 2 * Double.pi * 40 / 60 * t
+            return t < 20 ? sin(2 * w) : sin(w) + 0.8 * sin(2 * w + 0.5)
+        }
         var atDouble = 0
-        var last: RateTracker.Update?
-        for step in 0..<40 {
-            let end = 10 + Double(step)
-            guard let u = tracker.update(windows: Self.slowingWindows(end: end, change: 20, seed: UInt64(step))) else {
-                Issue.record("no update at \(end) s")
-                return
-            }
+        for (end, u) in updates {
             if end <= 20 { #expect(abs(u.bpm - 80) < 3 && u.confidence > 0.5, "\(end) s: \(u)") }
             // From 30 s on the windows hold only the slow pulse: a track near 80 is at its double.
             if end >= 30, abs(u.bpm - 80) < 8 {
                 #expect(u.confidence == 0, "\(end) s: \(u)")
                 atDouble += 1
             }
-            last = u
         }
         #expect(atDouble <= 2, "\(atDouble) updates at twice the pulse")
+        let last = updates.last?.update
         #expect(abs((last?.bpm ?? 0) - 40) < 2 && (last?.confidence ?? 0) > 0.5, "\(String(describing: last))")
     }
 
