@@ -79,7 +79,8 @@ public struct RateTracker: Sendable {
         /// of pulse. `.infinity` drops only the samples past the limit. 1.5: of 1, 1.5 and 2 tried
         /// on 60 simulator sets (`vitals eval simulated --sets 60`, 1020 first rates after contact),
         /// 1.5 cut the recordings whose first rate was wrong from 15 to 8 and those where it came
-        /// after 6 s from 11 to 4 (1: 10 and 3; 2: 15 and 7). MTHS and a103l were unchanged by each.
+        /// after 6 s but right from 11 to 4 (1: 10 and 3; 2: 15 and 7). MTHS and a103l were
+        /// unchanged by each.
         public var outlierEdge: Double = 1.5
         /// Autocorrelation at twice (or half) the tracked period above which a declined track is
         /// moved an octave (see `update`): the window clearly repeats there.

@@ -84,20 +84,20 @@ public enum SimulatedFingerEvaluation {
         c.truthBPM = SimulatedFinger.meanRate(settings: s1, until: 60)
         c.answeredBPM = a1.heartRate?.bpm
         c.halfOrDoubleReports = a1.rates.filter { FingertipEvaluation.isHalfOrDouble($0.bpm, truth: c.truthBPM) }.count
-        // Beats with onsets in 10-55 s are scored, events in 10-55 s judged; an event is matched
-        // against every true beat, so one just after 10 s that belongs to a beat starting just
-        // before it is neither seen nor spurious.
+        // Beats with onsets in 10-55 s are scored. Every event is matched against every true beat,
+        // so an event timing a beat that starts just before 10 s (or whose upstroke comes just
+        // after 55 s) is judged by its beat; an event that matches none, in 10-55 s, is spurious.
         let allTruth1 = SimulatedFinger.beats(settings: s1, until: 60)
         let scored = { (b: SimulatedBeat) in b.onset > 10 && b.onset < 55 }
         var latencies: [Double] = []
         var seen = Set<Int>()
         for (event, at) in timed1 {
-            guard case .beat(let b) = event, b.time > 10, b.time < 55 else { continue }
+            guard case .beat(let b) = event else { continue }
             // One event per true beat: a second one within the same beat counts as spurious.
             if let k = allTruth1.firstIndex(where: { b.time > $0.onset - 0.05 && b.time < $0.peak + 0.05 }), !seen.contains(k) {
                 seen.insert(k)
                 if scored(allTruth1[k]) { latencies.append(at - allTruth1[k].peak) }
-            } else {
+            } else if b.time > 10, b.time < 55 {
                 c.unmatchedBeats += 1
             }
         }

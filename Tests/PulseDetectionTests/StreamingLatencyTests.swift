@@ -89,13 +89,16 @@ import Testing
         let scored = { (b: SimulatedBeat) in b.onset > 10 && b.onset < 55 }
         var latencies: [Double] = []
         var unmatched = 0
+        var seen = Set<Int>()
         for t in timed {
-            guard case .beat(let b) = t.event, b.time > 10, b.time < 55 else { continue }
+            guard case .beat(let b) = t.event else { continue }
             // A beat belongs to the true beat whose upstroke it times: between its onset and its peak
-            // (one that starts just before 10 s is neither counted nor spurious).
-            if let p = truth.first(where: { b.time > $0.onset - 0.05 && b.time < $0.peak + 0.05 }) {
-                if scored(p) { latencies.append(t.emittedAt - p.peak) }
-            } else {
+            // (one starting just before 10 s, or with its upstroke just after 55 s, is judged by its
+            // beat). One event per true beat: a second one, like one that matches none, is spurious.
+            if let k = truth.firstIndex(where: { b.time > $0.onset - 0.05 && b.time < $0.peak + 0.05 }), !seen.contains(k) {
+                seen.insert(k)
+                if scored(truth[k]) { latencies.append(t.emittedAt - truth[k].peak) }
+            } else if b.time > 10, b.time < 55 {
                 unmatched += 1
             }
         }
@@ -108,9 +111,9 @@ import Testing
     }
 
     @Test(.disabled("""
-        Fails at 40 bpm: 28 of the 30 heartbeats between 10 and 55 s get a live beat event (the gate asks \
-        >= 95 %, i.e. 29), and 1 event matches no heartbeat (a motion spike 50-90 ms before an upstroke \
-        is taken for it). Every event that matches comes within 250 ms.
+        Fails at 40 bpm: 27 of the 30 heartbeats between 10 and 55 s get a live beat event (the gate asks \
+        >= 95 %, i.e. 29; all three misses are motion spikes), and 1 event matches no heartbeat. Every \
+        event that matches comes within 250 ms (`vitals eval simulated` measures the same recording).
         """))
     func eachBeatEventFollowsItsPulsePeakWithin250MillisecondsAtFortyBPM() {
         checkBeatLatency(bpm: 40)
