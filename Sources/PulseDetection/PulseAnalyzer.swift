@@ -58,9 +58,15 @@ public struct PulseAnalyzer: Sendable {
         public var liveBeatDelay: Double = 0.12
         public var liveBeatDelayFraction: Double = 0.14
         public var maximumLiveBeatDelay: Double = 0.18
-        /// The channel beats are taken from changes to the rate's channel only when that channel's
-        /// score (``RateTracker/channelScores``) is this many times the current one's.
+        /// The channel beats are taken from changes only to one whose timing quality (upstroke slope
+        /// over sample-to-sample noise) is this many times the current one's.
         public var beatChannelStickiness: Double = 1.25
+        /// Channels whose spectral score is at least this fraction of the rate channel's may carry
+        /// the beats. 0.5 (0.3 and 0.7 gave the same simulator figures). Choosing by timing quality
+        /// rather than by spectral score took the simulated RMSSD misses from 97 of 1020 to 25 (60
+        /// recording sets): a channel's spectrum says the pulse is there, not how sharply it is timed,
+        /// and the beat channel wandered among all four.
+        public var beatChannelEligibility: Double = 0.5
         /// Whether `.waveform` events are emitted (a batch analysis that draws nothing turns them off).
         public var emitsWaveform = true
         /// Longest silence bridged by interpolation, seconds.
@@ -128,6 +134,8 @@ public struct PulseAnalyzer: Sendable {
     private var levels: [Double] = []
     private let levelSmoothing: Double
     private var flatRuns: [Int] = []
+    /// Each channel's sample-to-sample noise (for choosing the channel beats are timed on).
+    private var noise: [NoiseLevel] = []
     private var blockedUntil: [Double] = []
     private let flatSamples: Int
     private var windows: [RingBuffer<Double>] = []
@@ -220,6 +228,7 @@ public struct PulseAnalyzer: Sendable {
         levels = Array(repeating: 0, count: n)
         lastValues = Array(repeating: .nan, count: n)
         flatRuns = Array(repeating: 0, count: n)
+        noise = Array(repeating: NoiseLevel(samples: 10 * sampleRate), count: n)
         blockedUntil = Array(repeating: -.infinity, count: n)
         blockCount = 0
     }
@@ -267,6 +276,7 @@ public struct PulseAnalyzer: Sendable {
             windowChanges[i].removeAll()
             lastValues[i] = .nan
             flatRuns[i] = 0
+            noise[i].reset()
             blockedUntil[i] = -.infinity
         }
         tracker.reset()
@@ -550,6 +560,9 @@ public struct PulseAnalyzer: Sendable {
         let track = row(base, .trackerBand, ch)
         let level = row(base, .level, ch)
         var last = lastValues[ch], run = flatRuns[ch], blocked = blockedUntil[ch]
+        var noiseLevel = noise[ch]
+        // Only a choice among channels needs their noise (a single PPG channel is always the one).
+        let measuresNoise = channelNames.count > 1
         let orient = orientation[ch]
         let isSelected = ch == selected
         let showsLive = isSelected && latestBPM != nil
@@ -563,6 +576,7 @@ public struct PulseAnalyzer: Sendable {
             untilDecimate -= 1
             let time = base[k]
             let x = raw[k]
+            if measuresNoise { noiseLevel.add(x) }
             let y = orient * beat[k]
             if untilDecimate == 0 {
                 untilDecimate = decimation
@@ -606,6 +620,7 @@ public struct PulseAnalyzer: Sendable {
         levels[ch] = level[range.upperBound - 1]  // worked out in `flush`
         lastValues[ch] = last
         flatRuns[ch] = run
+        noise[ch] = noiseLevel
         blockedUntil[ch] = blocked
     }
 
@@ -622,11 +637,7 @@ public struct PulseAnalyzer: Sendable {
         guard let u = tracker.update(windows: windowScratch, sorted: sortedWindows, usable: usableChannels) else { return }
         latestConfidence = u.confidence
         if isColor == true { orientHue(best: u.channel) }
-        // Beats come from the rate's channel, unless the channel beats were taken from scores nearly
-        // as well: every change of channel moves the fiducial points a little (each channel's
-        // waveform differs), which intervals and HRV would read as variability.
-        let scores = tracker.channelScores
-        if !hasPeriod || scores[u.channel] > settings.beatChannelStickiness * scores[selected] { selected = u.channel }
+        selectBeatChannel(rateChannel: u.channel)
         let w = windowScratch[u.channel]
         if u.spread > 0 { scale = u.spread }
         let period = 60 / u.bpm
@@ -664,6 +675,30 @@ public struct PulseAnalyzer: Sendable {
             latestBPM = u.bpm
             emit(.rate(RateEstimate(time: endTime, bpm: u.bpm, confidence: u.confidence)))
         }
+    }
+
+    /// Chooses the channel beats are timed on. Before the first confident rate it is the rate's
+    /// channel. After it, among the channels whose spectral score (``RateTracker/channelScores``) is
+    /// at least `beatChannelEligibility` of the rate channel's (they carry the pulse), the one whose
+    /// upstrokes are steepest against its sample-to-sample noise (the beat detector's typical slope
+    /// over ``NoiseLevel``): a beat's timing error is about the noise over the slope. The choice
+    /// changes only for a channel `beatChannelStickiness` times better, since every change moves
+    /// the fiducial points a little (each channel's waveform differs), which intervals and HRV would
+    /// read as variability.
+    private mutating func selectBeatChannel(rateChannel: Int) {
+        guard hasPeriod else {
+            selected = rateChannel
+            return
+        }
+        let scores = tracker.channelScores
+        let floor = settings.beatChannelEligibility * scores[rateChannel]
+        func quality(_ c: Int) -> Double {
+            guard scores[c] >= floor, let slope = detectors[c].typical, noise[c].sigma > 0 else { return 0 }
+            return slope / noise[c].sigma
+        }
+        var best = rateChannel
+        for c in scores.indices where quality(c) > quality(best) { best = c }
+        if quality(selected) == 0 || quality(best) > settings.beatChannelStickiness * quality(selected) { selected = best }
     }
 
     /// Appends the block's beat-band samples to the beat-shape histories up to where processing
