@@ -7,9 +7,10 @@ import SignalProcessing
 /// timestamps -> per-channel Butterworth band-passes designed for the sample rate -> ``BeatDetector``
 /// (upstroke candidates) -> ``BeatTracker`` (beats chosen by dynamic programming: live `.beat`
 /// events as soon as they end the best sequence, `.confirmedBeat` after its decision lag), and
-/// ``RateTracker`` every hop on decimated windows, which also chooses the channel whose beats and
-/// waveform are reported and grades the signal. Rates are reported only when the tracker's
-/// confidence reaches `minimumConfidence`.
+/// ``RateTracker`` every hop on decimated windows, which grades the signal and whose channel scores,
+/// with each channel's noise (``NoiseLevel``), choose the channel beats and the waveform come from
+/// (not always the rate's). Rates are reported only when the tracker's confidence reaches
+/// `minimumConfidence`.
 ///
 /// Colour inputs give four channels: red, green, blue (inverted: more blood, less light) and hue
 /// (``ColorSample/signedHue``: centred on red, so that it does not wrap at a fingertip's colour;
@@ -63,7 +64,7 @@ public struct PulseAnalyzer: Sendable {
         public var beatChannelStickiness: Double = 1.25
         /// Channels whose spectral score is at least this fraction of the rate channel's may carry
         /// the beats. 0.5 (0.3 and 0.7 gave the same simulator figures). Choosing by timing quality
-        /// rather than by spectral score took the simulated RMSSD misses from 97 of 1020 to 25 (60
+        /// rather than by spectral score took the simulated RMSSD misses from 98 of 1020 to 25 (60
         /// recording sets): a channel's spectrum says the pulse is there, not how sharply it is timed,
         /// and the beat channel wandered among all four.
         public var beatChannelEligibility: Double = 0.5
@@ -129,6 +130,9 @@ public struct PulseAnalyzer: Sendable {
     private var earlyCandidates: [RingBuffer<(time: Double, strength: Double, slope: Double)>] = []
     private var hasPeriod = false
     private var lastConfirmed: Double?
+    /// Time of the last live beat shown, whichever channel's tracker showed it (each tracker only
+    /// knows its own: after a change of beat channel the new one may hold the same heartbeat).
+    private var lastLive: Double?
     private var lastValues: [Double] = []
     /// Slowly smoothed level of each channel (time constant 2 s), for the perfusion index.
     private var levels: [Double] = []
@@ -283,6 +287,7 @@ public struct PulseAnalyzer: Sendable {
         hasPeriod = false
         retuneBeatBand(forPeriod: nil)
         lastConfirmed = nil
+        lastLive = nil
         for i in 0..<n { earlyCandidates[i].removeAll() }
         gridCount = 0
         latestBPM = nil
@@ -609,8 +614,10 @@ public struct PulseAnalyzer: Sendable {
                     _ = earlyCandidates[ch].append(c)
                 }
             }
-            if showsLive, trackers[ch].hasLiveCandidate, var beat = trackers[ch].live(now: time, delay: liveDelay) {
+            if showsLive, trackers[ch].hasLiveCandidate, var beat = trackers[ch].live(now: time, delay: liveDelay),
+               !(lastLive.map { beat.time - $0 < settings.beatTracker.minimumStep * detector.pointee.expectedPeriod } ?? false) {
                 beat.rateConfidence = latestConfidence
+                lastLive = beat.time
                 emit(.beat(beat))
             }
             if showsWaveform {
@@ -637,9 +644,10 @@ public struct PulseAnalyzer: Sendable {
         guard let u = tracker.update(windows: windowScratch, sorted: sortedWindows, usable: usableChannels) else { return }
         latestConfidence = u.confidence
         if isColor == true { orientHue(best: u.channel) }
-        selectBeatChannel(rateChannel: u.channel)
+        selectBeatChannel(rateChannel: u.channel, at: endTime)
         let w = windowScratch[u.channel]
-        if u.spread > 0 { scale = u.spread }
+        // The waveform shown is the beat channel's, scaled by its own spread.
+        if tracker.channelSpreads[selected] > 0 { scale = tracker.channelSpreads[selected] }
         let period = 60 / u.bpm
         for ch in 0..<n { detectors[ch].expectedPeriod = period }
         retuneBeatBand(forPeriod: period)
@@ -684,16 +692,19 @@ public struct PulseAnalyzer: Sendable {
     /// over ``NoiseLevel``): a beat's timing error is about the noise over the slope. The choice
     /// changes only for a channel `beatChannelStickiness` times better, since every change moves
     /// the fiducial points a little (each channel's waveform differs), which intervals and HRV would
-    /// read as variability.
-    private mutating func selectBeatChannel(rateChannel: Int) {
+    /// read as variability. A channel that clipped or went flat within the last window is not
+    /// eligible: upstrokes next to such runs are not taken, so its beats would be missing.
+    private mutating func selectBeatChannel(rateChannel: Int, at time: Double) {
         guard hasPeriod else {
             selected = rateChannel
             return
         }
         let scores = tracker.channelScores
         let floor = settings.beatChannelEligibility * scores[rateChannel]
+        let since = time - settings.windowSeconds
         func quality(_ c: Int) -> Double {
-            guard scores[c] >= floor, let slope = detectors[c].typical, noise[c].sigma > 0 else { return 0 }
+            guard scores[c] >= floor, blockedUntil[c] < since, let slope = detectors[c].typical,
+                  noise[c].sigma > 0 else { return 0 }
             return slope / noise[c].sigma
         }
         var best = rateChannel

@@ -85,7 +85,8 @@ public struct QualityReport: Sendable, Equatable {
     /// Perfusion index of the chosen channel, percent: its pulsatile amplitude (twice the robust
     /// standard deviation of the pulse band) over its mean level; nil for hue, which has no level.
     public var perfusionPercent: Double?
-    /// Which channel carried the pulse: "red", "green", "blue", "hue" or "ppg".
+    /// The channel the rate was read from: "red", "green", "blue", "hue" or "ppg". Beats and the
+    /// waveform may come from another (the one whose upstrokes stand highest above its noise).
     public var channel: String
     /// Autocorrelation of the chosen channel's window at the tracked period, -1...1: how well the
     /// waveform repeats itself one beat later.

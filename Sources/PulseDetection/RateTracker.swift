@@ -111,6 +111,9 @@ public struct RateTracker: Sendable {
     /// Each channel's score at the last update (spectral concentration x periodicity; 0 = unusable):
     /// the channel with the highest is the one used.
     public private(set) var channelScores: [Double] = []
+    /// Each channel's robust standard deviation (1.4826 MAD) of its window at the last update (0 =
+    /// unusable).
+    public private(set) var channelSpreads: [Double] = []
     private var re: [Double]
     private var im: [Double]
     private var best: [Double]
@@ -205,6 +208,8 @@ public struct RateTracker: Sendable {
         peaks.removeAll(keepingCapacity: true)
         channelScores.removeAll(keepingCapacity: true)
         channelScores.append(contentsOf: repeatElement(0, count: windows.count))
+        channelSpreads.removeAll(keepingCapacity: true)
+        channelSpreads.append(contentsOf: repeatElement(0, count: windows.count))
         for (c, w) in windows.enumerated() {
             guard usable?[c] ?? true, computeSpectrum(w, sorted: sorted?[c]) else { continue }
             let k = peakBin(spectrum)
@@ -217,6 +222,7 @@ public struct RateTracker: Sendable {
             let repetition = autocorrelation(clipped, lagSeconds: lag)
             let score = conc * max(0.05, repetition)
             channelScores[c] = score
+            channelSpreads[c] = lastSpread
             if score > bestScore {
                 bestScore = score
                 bestChannel = c

@@ -34,10 +34,21 @@ import SignalProcessing
         #expect(floor > 0 && floor < 5 / 300.0, "\(floor)")
     }
 
-    @Test func aSpikeMovesTheLevelLittle() {
+    /// A spike of 100 pulse amplitudes, once settled or right at the start (where the median of
+    /// the first differences, not their mean, sets the level).
+    @Test(arguments: [600, 3, 10, 40])
+    func aSpikeMovesTheLevelLittle(at sample: Int) {
         let clean = Self.level(amplitude: 5, sigma: 0.05)
-        let spiked = Self.level(amplitude: 5, sigma: 0.05, spikeAt: 600)
+        let spiked = Self.level(amplitude: 5, sigma: 0.05, spikeAt: sample)
         #expect(spiked < 1.3 * clean, "\(spiked) vs \(clean)")
+    }
+
+    /// A channel exactly constant at first (a sensor at its ceiling) still gets a level once it moves.
+    @Test func aConstantStartDoesNotStickAtZero() {
+        var rng = SplitMix64(seed: 4)
+        var level = NoiseLevel(samples: 300)
+        for i in 0..<900 { level.add(i < 90 ? 255 : 200 + 0.05 * rng.gaussian()) }
+        #expect(abs(level.sigma / 0.05 - 1) < 0.2, "\(level.sigma)")
     }
 }
 
@@ -67,5 +78,27 @@ import SignalProcessing
         let expected = HRV.measures(intervals: zip(truth, truth.dropFirst()).map { ($1.onset - $0.onset) * 1000 }).measures.rmssd
         let measured = HRV.measures(beatTimes: analysis.beats.filter { $0.time > 15 && $0.time < 115 }.map(\.time)).measures.rmssd
         #expect(abs(measured / expected - 1) <= 0.03, "RMSSD \(measured) ms, truth \(expected) ms; rate channels \(channels)")
+    }
+}
+
+extension BeatChannelTests {
+    /// Red at its ceiling for part of every beat (exactly 255: a clipped sensor), green and blue with
+    /// noise. Red's upstrokes next to the flat runs are not taken, so red must not carry the beats
+    /// however quiet it is between them.
+    @Test(arguments: [248.0, 250.0, 252.0])
+    func aClippingChannelDoesNotCarryTheBeats(redBase: Double) {
+        var rng = SplitMix64(seed: 21)
+        let period = 0.8
+        let inputs = (0..<1800).map { i -> PulseInput in
+            let t = Double(i) / 30
+            let phase = t.truncatingRemainder(dividingBy: period) / period
+            let p = exp(-0.5 * pow((phase - 0.25) / 0.08, 2)) + 0.4 * exp(-0.5 * pow((phase - 0.55) / 0.1, 2))
+            return .color(ColorSample(time: t, red: min(255, redBase + 8 * (1 - p) + 0.02 * rng.gaussian()),
+                                      green: 40 * (1 - 0.12 * p) + 0.3 * rng.gaussian(),
+                                      blue: 20 * (1 - 0.05 * p) + 0.3 * rng.gaussian()))
+        }
+        let analysis = PulseAnalysis.run(inputs, sampleRate: 30)
+        let beats = analysis.beats.filter { $0.time > 10 && $0.time < 55 }.count
+        #expect(beats >= 50, "\(beats) confirmed beats of 56 between 10 and 55 s")
     }
 }
