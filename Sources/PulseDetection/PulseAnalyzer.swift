@@ -677,7 +677,7 @@ public struct PulseAnalyzer: Sendable {
         let report = QualityReport(time: endTime, index: u.confidence, trackedBPM: u.bpm, spectralConcentration: u.concentration / (1 + u.concentration),
                                    channelAgreement: u.agreement, skewness: skewness(w) * orientation[u.channel],
                                    perfusionPercent: perfusion(channel: u.channel, spread: u.spread), channel: channelNames[u.channel],
-                                   periodicity: u.periodicity)
+                                   periodicity: u.periodicity, beatChannel: channelNames[selected])
         emit(.quality(report))
         if u.confidence >= settings.minimumConfidence {
             latestBPM = u.bpm

@@ -86,11 +86,14 @@ public struct QualityReport: Sendable, Equatable {
     /// standard deviation of the pulse band) over its mean level; nil for hue, which has no level.
     public var perfusionPercent: Double?
     /// The channel the rate was read from: "red", "green", "blue", "hue" or "ppg". Beats and the
-    /// waveform may come from another (the one whose upstrokes stand highest above its noise).
+    /// waveform may come from another: `beatChannel`.
     public var channel: String
     /// Autocorrelation of the chosen channel's window at the tracked period, -1...1: how well the
     /// waveform repeats itself one beat later.
     public var periodicity: Double = .nan
+    /// The channel beats are timed on and the waveform comes from, from this window on (the one whose
+    /// upstrokes stand highest above its noise among those carrying the pulse).
+    public var beatChannel: String = ""
 }
 
 /// Everything the live pipeline reports, in time order.

@@ -86,6 +86,7 @@ public enum HeartRateReport {
             ("fraction_confident", .num(reported, digits: 3)),
             ("median_index", .num(Statistics.median(q.map(\.index)), digits: 3)),
             ("channel", .string(mostCommon(q.map(\.channel)) ?? recording.columns)),
+            ("beat_channel", .string(mostCommon(q.map(\.beatChannel)) ?? recording.columns)),
             ("perfusion_percent", .num(Statistics.median(q.compactMap(\.perfusionPercent)), digits: 3)),
             ("gaps", .array(recording.gaps.map { .object([("from_s", .num($0.from, digits: 3)), ("to_s", .num($0.to, digits: 3))]) })),
             ("skipped_samples", .number(Double(analysis.rejections.nonFinite + analysis.rejections.nonIncreasingTime))),

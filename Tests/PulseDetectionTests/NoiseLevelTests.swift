@@ -70,14 +70,18 @@ import SignalProcessing
             c.blue += 0.3 * rng.gaussian()
             return .color(c)
         }
-        var channels: [String: Int] = [:]
+        var channels: [String: Int] = [:], beatChannels: [String: Int] = [:]
         let analysis = PulseAnalysis.run(inputs, sampleRate: 30) { event in
-            if case .quality(let q) = event { channels[q.channel, default: 0] += 1 }
+            if case .quality(let q) = event {
+                channels[q.channel, default: 0] += 1
+                beatChannels[q.beatChannel, default: 0] += 1
+            }
         }
         let truth = SimulatedFinger.beats(settings: settings, until: 120).filter { $0.onset > 15 && $0.onset < 115 }
         let expected = HRV.measures(intervals: zip(truth, truth.dropFirst()).map { ($1.onset - $0.onset) * 1000 }).measures.rmssd
         let measured = HRV.measures(beatTimes: analysis.beats.filter { $0.time > 15 && $0.time < 115 }.map(\.time)).measures.rmssd
         #expect(abs(measured / expected - 1) <= 0.03, "RMSSD \(measured) ms, truth \(expected) ms; rate channels \(channels)")
+        #expect(beatChannels.max { $0.value < $1.value }?.key == "green", "beat channels \(beatChannels)")
     }
 }
 
