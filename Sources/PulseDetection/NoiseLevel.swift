@@ -1,3 +1,5 @@
+import SignalProcessing
+
 /// The level of sample-to-sample noise in a uniformly sampled signal, from its fourth differences.
 ///
 /// A pulse sampled at camera rates is smooth: its fourth difference is a small fraction of it (at
@@ -59,7 +61,10 @@ public struct NoiseLevel: Sendable {
             first[collected] = square
             collected += 1
             if collected == 16 {
-                meanSquare = Self.median16(first) / 0.455
+                // Selection reorders `first`, which is refilled before it is read again.
+                meanSquare = withUnsafeMutableBytes(of: &first) {
+                    Statistics.selectMedian($0.bindMemory(to: Double.self))
+                } / 0.455
                 averaged = 16
             }
             return
@@ -75,21 +80,6 @@ public struct NoiseLevel: Sendable {
         averaged += 1
         // A running mean (the median start counting as the first 16) until `settle`, then exponential.
         meanSquare += (averaged > settle ? smoothing : 1 / Double(averaged)) * (min(square, 16 * meanSquare) - meanSquare)
-    }
-
-    /// The median of 16 values (an insertion sort; once per stretch).
-    private static func median16(_ values: SIMD16<Double>) -> Double {
-        var v = values
-        for i in 1..<16 {
-            let x = v[i]
-            var j = i - 1
-            while j >= 0, v[j] > x {
-                v[j + 1] = v[j]
-                j -= 1
-            }
-            v[j + 1] = x
-        }
-        return (v[7] + v[8]) / 2
     }
 
     /// Standard deviation of the noise, in the signal's units; 0 until 20 samples are in (and while
