@@ -411,14 +411,19 @@ public struct RateTracker: Sendable {
             frame.withUnsafeMutableBufferPointer { frame in
                 clipped.withUnsafeMutableBufferPointer { clipped in
                     hann.withUnsafeBufferPointer { hann in
+                        var mean = 0.0
                         if dropOutliers {
                             // Dropped samples are marked NaN, then each one's excursion is dropped out
                             // to where it falls within `edge`; the marks become 0 (the median).
                             var dropped = false
                             for i in 0..<n {
                                 let u = (w[i] - median) / spread
-                                frame[i] = abs(u) > limit ? .nan : u
-                                dropped = dropped || abs(u) > limit
+                                if abs(u) > limit {
+                                    frame[i] = .nan
+                                    dropped = true
+                                } else {
+                                    frame[i] = u
+                                }
                             }
                             if dropped {
                                 for i in 0..<n where frame[i].isNaN {
@@ -427,13 +432,19 @@ public struct RateTracker: Sendable {
                                     j = i + 1
                                     while j < n, abs(frame[j]) > edge { frame[j] = 0; j += 1 }
                                 }
-                                for i in 0..<n where frame[i].isNaN { frame[i] = 0 }
+                            }
+                            for i in 0..<n {
+                                if frame[i].isNaN { frame[i] = 0 }
+                                mean += frame[i]
                             }
                         } else {
-                            for i in 0..<n { frame[i] = min(limit, max(-limit, (w[i] - median) / spread)) }
+                            // Every later window: clipped in one pass with the sum.
+                            for i in 0..<n {
+                                let z = min(limit, max(-limit, (w[i] - median) / spread))
+                                frame[i] = z
+                                mean += z
+                            }
                         }
-                        var mean = 0.0
-                        for i in 0..<n { mean += frame[i] }
                         mean /= Double(n)
                         for i in 0..<n {
                             clipped[i] = frame[i] - mean
