@@ -707,9 +707,13 @@ public struct PulseAnalyzer: Sendable {
                   noise[c].sigma > 0 else { return 0 }
             return slope / noise[c].sigma
         }
-        var best = rateChannel
-        for c in scores.indices where quality(c) > quality(best) { best = c }
-        if quality(selected) == 0 || quality(best) > settings.beatChannelStickiness * quality(selected) { selected = best }
+        var best = rateChannel, bestQuality = quality(rateChannel)
+        for c in scores.indices {
+            let q = quality(c)
+            if q > bestQuality { (best, bestQuality) = (c, q) }
+        }
+        let current = quality(selected)
+        if current == 0 || bestQuality > settings.beatChannelStickiness * current { selected = best }
     }
 
     /// Appends the block's beat-band samples to the beat-shape histories up to where processing
