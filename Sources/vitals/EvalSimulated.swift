@@ -126,9 +126,9 @@ struct EvalSimulated: ParsableCommand {
         fields.append(("min_pooled_beats_seen_fraction", .num(byRate.map { share($0, \.beatsSeen) }.min(), digits: 4)))
         fields.append(("max_pooled_spurious_beats_fraction", .num(byRate.map { share($0, \.unmatchedBeats) }.max(), digits: 4)))
         fields.append(("max_abs_rmssd_error_fraction", .num(worst(rmssdErrors), digits: 4)))
-        fields.append(("rates_rmssd_within_5_percent", .number(Double(rmssdErrors.filter { $0 <= 0.05 }.count))))
-        fields.append(("rmssd_within_5_percent_fraction", .num(
-            Double(rmssdErrors.filter { $0 <= 0.05 }.count) / Double(max(1, rmssdErrors.count)), digits: 4)))
+        let rmssdWithin = Double(rmssdErrors.filter { $0 <= 0.05 }.count)
+        fields.append(("rates_rmssd_within_5_percent", .number(rmssdWithin)))
+        fields.append(("rmssd_within_5_percent_fraction", .num(rmssdWithin / Double(max(1, rmssdErrors.count)), digits: 4)))
         fields.append(("repeated_confirmed_beats", .number(Double(cases.map(\.repeatedConfirmedBeats).reduce(0, +)))))
         return .object(fields)
     }
