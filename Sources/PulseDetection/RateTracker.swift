@@ -82,6 +82,16 @@ public struct RateTracker: Sendable {
         /// after 6 s but right from 11 to 4 (1: 10 and 3; 2: 15 and 7). MTHS and a103l were
         /// unchanged by each.
         public var outlierEdge: Double = 1.5
+        /// The first window drops its outliers only when they are at most this fraction of it; past
+        /// it they are clipped, as in later windows. Outliers are rare by definition: when a fifth of
+        /// the window lies past the limit, the scale (the median absolute deviation), not those
+        /// samples, is off. A 200-bpm pulse in the tracker's 10-Hz window is sampled at about three
+        /// phases a beat, so its median absolute deviation spans only two of them and the third, a
+        /// third of all samples, lay past the limit: dropping it bent the spectrum and gave wrong
+        /// first rates (190-220 bpm) in 8 of 120 first rates at 200 bpm over 60 simulator sets.
+        /// 0.2: 0.1 also clipped windows with a real spike (wrong or late first rates rose from 12 to
+        /// 14 cases); 0.2 took them to 6. MTHS and a103l unchanged.
+        public var outlierFraction: Double = 0.2
         /// Autocorrelation at twice (or half) the tracked period above which a declined track is
         /// moved an octave (see `update`): the window clearly repeats there.
         public var octavePeriodicity: Double = 0.5
@@ -414,29 +424,27 @@ public struct RateTracker: Sendable {
                         var mean = 0.0
                         if dropOutliers {
                             // Dropped samples are marked NaN, then each one's excursion is dropped out
-                            // to where it falls within `edge`; the marks become 0 (the median).
-                            var dropped = false
+                            // to where it falls within `edge`; the marks become 0 (the median). Too
+                            // many samples past the limit are clipped instead (`outlierFraction`).
+                            var beyond = 0
                             for i in 0..<n {
                                 let u = (w[i] - median) / spread
-                                if abs(u) > limit {
-                                    frame[i] = .nan
-                                    dropped = true
-                                } else {
-                                    frame[i] = u
-                                }
+                                frame[i] = u
+                                if abs(u) > limit { beyond += 1 }
                             }
-                            if dropped {
+                            if Double(beyond) > settings.outlierFraction * Double(n) {
+                                for i in 0..<n { frame[i] = min(limit, max(-limit, frame[i])) }
+                            } else if beyond > 0 {
+                                for i in 0..<n where abs(frame[i]) > limit { frame[i] = .nan }
                                 for i in 0..<n where frame[i].isNaN {
                                     var j = i - 1
                                     while j >= 0, abs(frame[j]) > edge { frame[j] = 0; j -= 1 }
                                     j = i + 1
                                     while j < n, abs(frame[j]) > edge { frame[j] = 0; j += 1 }
                                 }
+                                for i in 0..<n where frame[i].isNaN { frame[i] = 0 }
                             }
-                            for i in 0..<n {
-                                if frame[i].isNaN { frame[i] = 0 }
-                                mean += frame[i]
-                            }
+                            for i in 0..<n { mean += frame[i] }
                         } else {
                             // Every later window: clipped in one pass with the sum.
                             for i in 0..<n {
