@@ -191,7 +191,10 @@ public struct PulseAnalyzer: Sendable {
         contact = ContactDetector(settings: settings.contact)
         decimation = max(1, Int((sampleRate / settings.trackerRate).rounded(.down)))
         let trackerRate = sampleRate / Double(decimation)
-        tracker = RateTracker(rate: trackerRate, hop: settings.hopSeconds, settings: settings.tracker)
+        // The tracker weighs each update by the window it is given and sizes its spectrum to hold it.
+        var trackerSettings = settings.tracker
+        trackerSettings.windowSeconds = settings.windowSeconds
+        tracker = RateTracker(rate: trackerRate, hop: settings.hopSeconds, settings: trackerSettings)
         hopSamples = max(1, Int((settings.hopSeconds * sampleRate).rounded()))
         minimumSamples = Int((settings.minimumWindowSeconds * sampleRate).rounded())
         flatSamples = max(3, Int((settings.clippingRun * sampleRate).rounded()))

@@ -6,8 +6,9 @@ import SignalProcessing
 ///
 /// Every hop it takes the latest window of each channel (band-passed and decimated to a low analysis
 /// rate), clips artefacts at three robust standard deviations, and computes a Hann-windowed,
-/// zero-padded power spectrum normalised to the pulse band's power. The channel whose spectrum is most
-/// concentrated at its peak is used. A forward Viterbi pass over a grid of rates then combines the
+/// zero-padded power spectrum normalised to the pulse band's power. The channel that scores highest
+/// (its spectrum's concentration at its peak times how well its window repeats one peak period later)
+/// is used. A forward Viterbi pass over a grid of rates then combines the
 /// spectrum with the rate history (heart rate changes smoothly: a random walk of `driftBPMPerSqrtSecond`),
 /// so that a window dominated by a motion artefact does not throw the estimate to a spurious peak.
 ///
@@ -43,7 +44,9 @@ public struct RateTracker: Sendable {
         /// again. 0.1: the same ±10 % `vitals eval` counts as a half/double answer.
         public var harmonicTolerance: Double = 0.1
         /// Window length over which spectra are weighed per update, seconds (evidence weight of one
-        /// update is hop / (window / 2), so overlapping windows are not counted many times over).
+        /// update is hop / (window / 2), so overlapping windows are not counted many times over);
+        /// windows given to `update` hold at most this many seconds of samples. ``PulseAnalyzer``
+        /// sets it to its own `windowSeconds`.
         public var windowSeconds: Double = 10
         /// Resting heart rates below about 50 bpm are uncommon outside trained athletes, while
         /// respiration and slow motion put power there: rates below `lowRatePriorBPM` need stronger
@@ -89,8 +92,8 @@ public struct RateTracker: Sendable {
         /// phases a beat, so its median absolute deviation spans only two of them and the third, a
         /// third of all samples, lay past the limit: dropping it bent the spectrum and gave wrong
         /// first rates (190-220 bpm) in 8 of 120 first rates at 200 bpm over 60 simulator sets.
-        /// 0.2: 0.1 also clipped windows with a real spike (wrong or late first rates rose from 12 to
-        /// 14 cases); 0.2 took them to 6. MTHS and a103l unchanged.
+        /// 0.2: 0.1 also clipped windows with a real spike (recordings with a wrong or late first rate
+        /// rose from 12 to 14); 0.2 took them to 6. MTHS and a103l unchanged.
         public var outlierFraction: Double = 0.2
         /// Autocorrelation at twice (or half) the tracked period above which a declined track is
         /// moved an octave (see `update`): the window clearly repeats there.
@@ -148,8 +151,9 @@ public struct RateTracker: Sendable {
         self.settings = settings
         self.rate = rate
         self.hop = hop
+        // Fine enough for `binBPM`, and long enough to hold a whole window.
         var n = 16
-        while Double(n) < rate * 60 / settings.binBPM { n *= 2 }
+        while Double(n) < max(rate * 60 / settings.binBPM, settings.windowSeconds * rate) { n *= 2 }
         fftLength = n
         fft = RealFFT(count: n)
         frame = [Double](repeating: 0, count: n)
@@ -208,8 +212,11 @@ public struct RateTracker: Sendable {
     ///     samples arrive saves the selection of the median and MAD; same results).
     ///   - usable: optionally, per channel, false to leave it out (as if flat).
     /// - Returns: nil when no channel is usable and has any variation.
+    /// - Precondition: no window longer than `Settings.windowSeconds` at `rate` (the spectrum's length).
     /// - Complexity: O(window + fftLength log fftLength) per channel; allocates nothing once warm.
     public mutating func update(windows: [[Double]], sorted: [[Double]]? = nil, usable: [Bool]? = nil) -> Update? {
+        precondition(windows.allSatisfy { $0.count <= fftLength },
+                     "a window is longer than the tracker's \(settings.windowSeconds) s at \(rate) Hz (\(fftLength) samples)")
         var bestChannel = -1
         var bestScore = -1.0
         var bestSpread = 0.0
@@ -429,7 +436,7 @@ public struct RateTracker: Sendable {
                             var beyond = 0
                             for i in 0..<n {
                                 let u = (w[i] - median) / spread
-                                frame[i] = u
+                                frame[i] = u.isNaN ? 0 : u  // a missing value is the median
                                 if abs(u) > limit { beyond += 1 }
                             }
                             if Double(beyond) > settings.outlierFraction * Double(n) {
@@ -517,7 +524,9 @@ public struct RateTracker: Sendable {
             }
             for i in count..<n { energy += x[i] * x[i] }
             guard energy > 0, count > 0 else { return 0 }
-            return s / energy * Double(n) / Double(count)
+            // Scaled up for the lags that overlap; capped at 1 (a window whose energy sits in its
+            // middle, away from the unmatched ends, could otherwise exceed it).
+            return min(1, s / energy * Double(n) / Double(count))
         }
     }
 
