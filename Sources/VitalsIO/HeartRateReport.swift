@@ -77,7 +77,8 @@ public enum HeartRateReport {
             ])
         })))
         // HRV is an answer like the rate: when the rate is declined (noise, no finger) the "beats"
-        // it would come from are not trusted either (white noise gave an HRV at 172 bpm).
+        // it would come from are not trusted either (white noise gave an HRV at 172 bpm). Within a
+        // recording that has a rate, the beats found while it was declined are left out of HRV.
         fields.append(("hrv", hr == nil ? .null : hrv))
         let q = analysis.updates
         let reported = Double(analysis.rates.count) / Double(max(1, q.count))
