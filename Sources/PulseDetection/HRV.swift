@@ -221,8 +221,12 @@ public struct HRVResult: Sendable, Codable {
 ///    two local medians within ``pairSumTolerance`` (10 %). This is the signature of a premature beat
 ///    followed by its compensatory pause, and of a beat whose time was detected early or late (the
 ///    beat's neighbours are fine, only its position moved); it catches ectopic beats only 10–20 %
-///    premature, which rule 2 misses. (Lipponen & Tarvainen 2019 detect the same patterns in dRR
-///    with thresholds adapted to each recording's spread; this is a simpler relative of it.)
+///    premature, which rule 2 misses, in a steady rhythm. With sinus arrhythmia the threshold
+///    grows with the neighbours' spread and most of them pass: a review's sweep (70 bpm, one
+///    ectopic beat in 20) caught 150 of 160 beats 15 % premature with no arrhythmia, 51 of 160 at
+///    ±4 % and 2 of 160 at ±6 % (20 % premature: 160, 108, 33), and end to end a 15-%-premature
+///    recording at ±4 % read RMSSD 50 % high. (Lipponen & Tarvainen 2019 detect the same patterns
+///    in dRR with thresholds adapted to each recording's spread; this is a simpler relative of it.)
 /// Rules 2 and 3 need at least ``minimumNeighbours`` (5) in-range neighbours; with fewer, intervals are kept.
 /// 4. Intervals touching a beat the caller excludes are rejected as well.
 ///
