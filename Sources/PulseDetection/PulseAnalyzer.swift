@@ -710,12 +710,14 @@ public struct PulseAnalyzer: Sendable {
                   noise[c].sigma > 0 else { return 0 }
             return slope / noise[c].sigma
         }
-        var best = rateChannel, bestQuality = quality(rateChannel)
+        // Each channel's quality once; ties keep the rate channel.
+        let rateQuality = quality(rateChannel)
+        var best = rateChannel, bestQuality = rateQuality, current = 0.0
         for c in scores.indices {
-            let q = quality(c)
+            let q = c == rateChannel ? rateQuality : quality(c)
             if q > bestQuality { (best, bestQuality) = (c, q) }
+            if c == selected { current = q }
         }
-        let current = quality(selected)
         if current == 0 || bestQuality > settings.beatChannelStickiness * current { selected = best }
     }
 

@@ -449,9 +449,11 @@ public struct RateTracker: Sendable {
                                     j = i + 1
                                     while j < n, abs(frame[j]) > edge { frame[j] = 0; j += 1 }
                                 }
-                                for i in 0..<n where frame[i].isNaN { frame[i] = 0 }
                             }
-                            for i in 0..<n { mean += frame[i] }
+                            for i in 0..<n {
+                                if frame[i].isNaN { frame[i] = 0 }
+                                mean += frame[i]
+                            }
                         } else {
                             // Every later window: clipped in one pass with the sum.
                             for i in 0..<n {

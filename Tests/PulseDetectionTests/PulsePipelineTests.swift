@@ -593,10 +593,10 @@ func beatsStillBeingDecidedWhenAStretchEndsAreConfirmed(liftOff: Bool) {
         let truth = HRV.measures(beatTimes: clean).measures
         let hrv = try #require(analysis.hrv?.measures)
         // The same beats with the declined ones kept in (the rule before): what the test guards against.
-        let kept = analysis.beats.indices.filter { i in
+        let excludedBefore = analysis.beats.indices.filter { i in
             (i > 0 && analysis.beats[i].interval == nil) || analysis.beats[i].hasDoubtfulShape
         }
-        let withDeclined = HRV.measures(beatTimes: analysis.beats.map(\.time), excludedBeats: kept).measures
+        let withDeclined = HRV.measures(beatTimes: analysis.beats.map(\.time), excludedBeats: excludedBefore).measures
         print("RMSSD \(hrv.rmssd) ms, SDNN \(hrv.sdnn) ms; clean half \(truth.rmssd), \(truth.sdnn); with declined beats \(withDeclined.rmssd), \(withDeclined.sdnn)")
         // Not exact: the first seconds of noise still have a confident rate (the window holds the
         // pulse before it), and a chance confident update in the noise lets a few upstrokes through.
