@@ -125,7 +125,7 @@ extension HRVMeasures: Codable {
 }
 
 /// Why an interval was kept out of HRV.
-public enum IntervalRejection: String, Sendable, Codable, Hashable {
+public enum IntervalRejection: String, Sendable, Codable, Hashable, CaseIterable {
     /// Shorter than ``HRV/minimumIntervalMs`` or longer than ``HRV/maximumIntervalMs``.
     case outOfRange = "out_of_range"
     /// More than ``HRV/maximumRelativeDeviation`` away from the median of its neighbours

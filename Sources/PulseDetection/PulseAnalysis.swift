@@ -70,7 +70,11 @@ public struct PulseAnalysis: Sendable {
 
     private mutating func computeHRV() {
         guard let (result, first) = hrvWithIndex(from: -.infinity, to: .infinity) else { return }
-        for r in result.rejected where first + r.index + 1 < beats.count { beats[first + r.index + 1].isArtifact = true }
+        for r in result.rejected where first + r.index + 1 < beats.count {
+            beats[first + r.index + 1].isArtifact = true
+            beats[first + r.index + 1].artifactReason = r.reason
+        }
+        for b in result.ectopicBeats where first + b < beats.count { beats[first + b].isEctopic = true }
         hrv = result
     }
 

@@ -35,6 +35,12 @@ public struct Beat: Sendable, Equatable {
     public var strength: Double
     /// True when the interval is judged ectopic or an artefact (kept out of HRV).
     public var isArtifact: Bool = false
+    /// Why the interval ending at this beat was kept out of HRV (nil when it was not, or no HRV was
+    /// computed).
+    public var artifactReason: IntervalRejection?
+    /// True when HRV judges this beat itself ectopic or misplaced: the beat between the short and
+    /// the long interval of an ``IntervalRejection/ectopicOrMisplacedBeat`` pair.
+    public var isEctopic = false
     /// Correlation of the beat's waveform with the recent typical beat, -1...1 (see ``BeatShape``);
     /// nil when not graded (live beats, the first beats of a stretch).
     public var shapeQuality: Double?

@@ -9,6 +9,11 @@ public enum HRVReport {
         }
         fields.append(("intervals", .number(Double(hrv.intervals.count))))
         fields.append(("rejected_intervals", .number(Double(hrv.rejected.count))))
+        // Per reason, every reason present (0 when none): ectopic pairs, deviations, ...
+        fields.append(("rejected_by_reason", .object(IntervalRejection.allCases.map { reason in
+            (reason.rawValue, .number(Double(hrv.rejected.filter { $0.reason == reason }.count)))
+        })))
+        fields.append(("ectopic_beats", .number(Double(hrv.ectopicBeats.count))))
         return .object(fields)
     }
 }

@@ -69,6 +69,8 @@ public enum HeartRateReport {
                 ("time_s", .num(b.time, digits: 4)),
                 ("ibi_ms", .num(b.interval.map { $0 * 1000 }, digits: 2)),
                 ("artifact", .bool(b.isArtifact)),
+                ("artifact_reason", b.artifactReason.map { .string($0.rawValue) } ?? .null),
+                ("ectopic", .bool(b.isEctopic)),
                 ("shape_quality", .num(b.shapeQuality, digits: 3)),
                 ("shape_amplitude", .num(b.shapeAmplitude, digits: 3)),
                 ("doubtful_shape", .bool(b.hasDoubtfulShape)),

@@ -167,6 +167,50 @@ import Testing
         #expect(Double(declined.count) >= 0.75 * Double(beats.count), "\(declined.count) of \(beats.count)")
     }
 
+    @Test func prematureBeatsAreReportedAsEctopicInTheJSON() throws {
+        // 90 s of PPG at 100 Hz, 70 bpm with ±2 % sinus arrhythmia; every 15th beat comes 15 % early
+        // and is followed by a full compensatory pause.
+        var beatTimes: [Double] = []
+        var t = 0.5, premature: [Double] = []
+        for k in 0..<105 {
+            var interval = 0.857 * (1 + 0.02 * sin(2 * Double.pi * 0.25 * t))
+            if k % 15 == 14 { interval *= 0.85 }
+            if k % 15 == 0 && k > 0 { interval = 0.857 * 1.15 }
+            t += interval
+            if k % 15 == 14 && t < 88 { premature.append(t) }  // within the 90 s
+            beatTimes.append(t)
+        }
+        var g = SplitMix64(seed: 3)
+        let rows = (0..<9000).map { i -> String in
+            let time = Double(i) / 100
+            var v = 0.01 * g.gaussian()
+            for b in beatTimes where abs(time - b - 0.2) < 0.6 {
+                v += exp(-pow((time - b - 0.15) / 0.09, 2)) + 0.3 * exp(-pow((time - b - 0.45) / 0.1, 2))
+            }
+            return "\(time),\(v)"
+        }
+        let recording = try load("time_s,ppg\n" + rows.joined(separator: "\n"))
+        let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate)
+        let report = HeartRateReport.json(input: "t.csv", recording: recording, analysis: analysis,
+                                          hrv: HRVReport.json(analysis.hrv), window: nil)
+        guard case .object(let fields) = report, case .array(let beats)? = fields.first(where: { $0.0 == "beats" })?.1,
+              case .object(let hrv)? = fields.first(where: { $0.0 == "hrv" })?.1 else {
+            Issue.record("no beats or no HRV")
+            return
+        }
+        var ectopicTimes: [Double] = []
+        for case .object(let b) in beats where b.first(where: { $0.0 == "ectopic" })?.1 == .bool(true) {
+            guard case .number(let time)? = b.first(where: { $0.0 == "time_s" })?.1 else { continue }
+            ectopicTimes.append(time)
+            #expect(b.first { $0.0 == "artifact_reason" }?.1 == .string("ectopic_or_misplaced_beat"))
+        }
+        // The beat time is the upstroke, about 0.1 s after the simulated onset.
+        let found = premature.filter { p in ectopicTimes.contains { abs($0 - p - 0.1) < 0.1 } }
+        #expect(found.count == premature.count, "\(found.count) of \(premature.count) premature beats marked ectopic")
+        #expect(ectopicTimes.count == premature.count)
+        #expect(hrv.first { $0.0 == "ectopic_beats" }?.1 == .number(Double(ectopicTimes.count)))
+    }
+
     @Test func aHopGivingMillionsOfWindowsIsAnErrorNotAHang() throws {
         for (d, l, h) in [(26.0, 10.0, 5.0), (9.9, 10.0, 5.0), (30, 0.5, 0.5), (30, 10, 1e9), (10, 10, 3)] {
             #expect(HeartRateReport.windowCount(duration: d, length: l, hop: h)
