@@ -340,11 +340,14 @@ public enum HRV {
     }
 
     /// HRV from consecutive intervals between beats (ms), as HeartPy's `process_rr`; interval i is
-    /// placed at time Σ intervals[0...i].
+    /// placed at time Σ intervals[0...i]. An entry that is not a duration (NaN, infinite, zero or
+    /// negative) is rejected as out of range, and since it leaves the beats after it unplaced in time,
+    /// the spectral series breaks there (as at a gap longer than ``maximumInterpolatedHole``) instead of
+    /// every later time becoming NaN.
     public static func measures(intervals: [Double]) -> HRVResult {
         var t = 0.0
         let times = intervals.map { v -> Double in
-            t += v / 1000
+            t += v.isFinite && v > 0 ? v / 1000 : 2 * maximumInterpolatedHole
             return t
         }
         return analyse(intervals: intervals, times: times, excluded: [])

@@ -334,6 +334,23 @@ private func heartPyReferenceIntervals() -> [Double] {
         #expect(HRV.measures(beatTimes: [0, 1, 2, .nan, 4, 5, 6, 7, 8]).measures.ibi == 1000)
     }
 
+    @Test func anIntervalThatIsNotADurationBreaksTheSpectralSeriesThere() {
+        // 300 intervals; entry 20 is NaN (then -1500): the 279 after it still give LF and HF (a NaN
+        // time used to spread to every later interval and leave no spectrum at all).
+        let clean: [Double] = (0..<300).map { (k: Int) -> Double in
+            900 + 40 * sin(Double(k) * 1.3) + 20 * sin(Double(k) * 0.3)
+        }
+        let reference = HRV.measures(intervals: Array(clean[21...])).measures
+        for bad in [Double.nan, .infinity, -1500, 0] {
+            var rr = clean
+            rr[20] = bad
+            let r = HRV.measures(intervals: rr)
+            #expect(r.rejected.contains { $0.index == 20 && $0.reason == .outOfRange })
+            #expect(abs(r.measures.lf - reference.lf) <= 0.01 * reference.lf, "\(bad)")
+            #expect(abs(r.measures.hf - reference.hf) <= 0.01 * reference.hf, "\(bad)")
+        }
+    }
+
     @Test func theSplineDoesNotBridgeAHoleLongerThanHalfTheSlowestPeriod() {
         // 80 s of beats, a 100-s hole (a gap in the recording), then 40 s of beats: the spectral
         // series is the 80-s stretch, not 220 s of interpolation across the hole.
