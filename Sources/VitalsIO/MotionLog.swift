@@ -454,11 +454,11 @@ public struct MotionLog: Sendable {
         if declared.count > 1 {
             throw InputError(.unsupportedFormat, "\(source): rotation-rate columns mix rad/s and deg/s; convert them to one unit")
         }
-        // Human motion stays below about 35 rad/s (2000 deg/s, the largest gyro range in phones and
-        // watches); a 99th percentile above that cannot be rad/s.
+        // No gyroscope reads beyond `maximumRotationRate` (4000 deg/s); a 99th percentile above it
+        // cannot be rad/s.
         let mags = rate.map { max(abs($0.x), abs($0.y), abs($0.z)) }.sorted()
         let p99 = mags[min(mags.count - 1, Int(Double(mags.count) * 0.99))]
-        let impossibleForRadians = p99 > 35
+        let impossibleForRadians = p99 > maximumRotationRate
         let unit: RotationUnit
         if let option {
             if option == .radiansPerSecond && impossibleForRadians {
@@ -486,7 +486,8 @@ public struct MotionLog: Sendable {
     }
 
     /// Numeric time in unusual units, recognised from its spacing: nanoseconds (median step
-    /// above 10^5) or milliseconds (median step 1...1000 with epoch-millisecond values).
+    /// above 10^5), or epoch microseconds / milliseconds (median step of at least 1 with values
+    /// above 10^14 / 10^11: epoch milliseconds reach 10^14 only in the year 5138).
     static func timeScaleFromSpacing(_ t: [Double]) -> (factor: Double, note: String)? {
         guard t.count > 2 else { return nil }
         var d: [Double] = []
@@ -495,8 +496,9 @@ public struct MotionLog: Sendable {
         let step = d[d.count / 2]
         // The step as an integer when it is one a person reads (Int(step) traps beyond Int.max, as
         // for times near 1e300).
-        let stepText = step < 1e15 ? "\(Int(step))" : String(format: "%.3g", step)
+        let stepText = abs(step) < 1e15 ? "\(Int(step))" : String(format: "%.3g", step)
         if step > 1e5 { return (1e-9, "time column read as nanoseconds (median step \(stepText))") }
+        if step >= 1 && t[0] > 1e14 { return (1e-6, "time column read as epoch microseconds (median step \(stepText))") }
         if step >= 1 && t[0] > 1e11 { return (1e-3, "time column read as epoch milliseconds (median step \(stepText))") }
         return nil
     }

@@ -5,16 +5,21 @@ extension MotionLog {
     /// Whether the device motion comes straight from the log or from `AttitudeFilter`.
     public var hasDeviceMotion: Bool { gravity != nil && rotationRate != nil }
 
-    /// Device motion for every sample: the log's own when it has gravity and rotation rate
-    /// (user acceleration zero if absent, attitude from the log or levelled from gravity), or derived
-    /// by `AttitudeFilter` from raw acceleration + rotation rate.
+    /// Device motion for every sample: the log's own when it has gravity and rotation rate (user
+    /// acceleration from the log, else raw acceleration minus gravity, else zero; attitude from the
+    /// log or levelled from gravity), or derived by `AttitudeFilter` from raw acceleration + rotation
+    /// rate.
     /// - Throws: `InputError.missingColumn` naming what the log has when neither is possible.
     public func deviceMotion(filter: AttitudeFilter.Parameters = .init()) throws -> [DeviceMotion] {
         if let gravity, let rate = rotationRate {
+            // Total acceleration is gravity + user acceleration (Core Motion's model), so a log with
+            // gravity and raw acceleration but no user acceleration still has it.
+            let acc = acceleration
             let user = userAcceleration
             return (0..<count).map { k in
                 DeviceMotion(time: time[k], attitude: attitude?[k] ?? AttitudeFilter.levelAttitude(gravity: gravity[k]),
-                             gravity: gravity[k], rotationRate: rate[k], userAcceleration: user?[k] ?? .zero)
+                             gravity: gravity[k], rotationRate: rate[k],
+                             userAcceleration: user?[k] ?? acc.map { $0[k] - gravity[k] } ?? .zero)
             }
         }
         if let acc = acceleration, let rate = rotationRate {

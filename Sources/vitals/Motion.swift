@@ -41,7 +41,10 @@ struct Motion: ParsableCommand {
                 log.notes.append(note)
                 warn(note)
             }
-            let motion = try log.deviceMotion(filter: log.hasDeviceMotion ? .init() : .responsive)
+            // As `vitals reps` and `vitals swings` do: the default attitude filter for reps, holds
+            // and impacts, the responsive one for swings (the same log gave different rep counts).
+            let motion = try log.deviceMotion()
+            let swingMotion = log.hasDeviceMotion ? motion : try log.deviceMotion(filter: .responsive)
             var channels: [String] = []
             if log.gravity != nil { channels.append("gravity") }
             if log.userAcceleration != nil { channels.append("user acceleration") }
@@ -52,7 +55,7 @@ struct Motion: ParsableCommand {
             if log.relativeAltitude != nil { channels.append("altitude") }
             var counter = RepCounter(sampleRate: log.sampleRate)
             let sets = counter.process(motion)
-            let swings = swingsAnalysed ? SwingAnalysis.run(motion, mode: .strokes, wrist: wrist, sampleRate: log.sampleRate) : []
+            let swings = swingsAnalysed ? SwingAnalysis.run(swingMotion, mode: .strokes, wrist: wrist, sampleRate: log.sampleRate) : []
             var stability = PoseStability()
             let holds = stability.process(motion)
             var impactDetector = ImpactDetector()

@@ -45,6 +45,37 @@ import MotionAnalysis
         #expect(MotionLog.timeScaleFromSpacing([0, 1e300, 2e300, 3e300])?.note == "time column read as nanoseconds (median step 1e+300)")
     }
 
+    @Test func hugeNegativeTimeStepsAreAnErrorNotATrap() {
+        // A median step of -1e20 trapped in Int() before the check that time increases.
+        let text = "time,acc_x,acc_y,acc_z\n" + (0..<50).map { "\(-Double($0) * 1e20),0,0,-1" }.joined(separator: "\n")
+        #expect(throws: InputError.self) { try self.parse(text) }
+    }
+
+    @Test func epochMicrosecondsAreReadAsMicroseconds() throws {
+        // 100 Hz in epoch microseconds was announced as epoch milliseconds and rejected as 0.1 Hz.
+        let text = "time,acc_x,acc_y,acc_z\n" + (0..<300).map { "\(1_700_000_000_000_000 + $0 * 10_000),0,0,-1" }.joined(separator: "\n")
+        let log = try parse(text)
+        #expect(abs(log.sampleRate - 100) < 1e-3)
+        #expect(log.notes.contains { $0.contains("epoch microseconds") })
+    }
+
+    @Test func aFastGyroLogInRadiansPerSecondIsRead() throws {
+        // 42 rad/s (2400 deg/s) is within the 4000 deg/s gyroscopes; it was rejected as "not rad/s".
+        let log = try parse(rawLog(rows: 200, dt: 0.01, gyroScale: 140), MotionLogOptions(rotationUnit: .radiansPerSecond))
+        #expect(abs((log.rotationRate?.map(\.z).max() ?? 0) - 42) < 0.01)
+    }
+
+    @Test func gravityWithRawAccelerationGivesUserAcceleration() throws {
+        // Gravity and total acceleration but no user acceleration: user = total - gravity (it was zero,
+        // so no stroke or impact could ever pass its acceleration gate).
+        let text = "time,gravity_x,gravity_y,gravity_z,acc_x,acc_y,acc_z,gyro_x,gyro_y,gyro_z\n"
+            + (0..<100).map { "\(Double($0) * 0.01),0,0,-1,0.5,0,-1,0,0,0" }.joined(separator: "\n")
+        let log = try parse(text)
+        #expect(log.hasDeviceMotion && log.userAcceleration == nil)
+        let user = try log.deviceMotion().map(\.userAcceleration)
+        #expect(user.allSatisfy { abs($0.x - 0.5) < 1e-12 && abs($0.z) < 1e-12 })
+    }
+
     @Test func aBareAltitudeColumnInMetresIsTheRelativeAltitude() throws {
         let log = try parse("time_s,altitude (m),pressure\n0,0.0,101.2\n1,0.5,101.19\n2,1.25,101.18\n")
         #expect(log.relativeAltitude == [0, 0.5, 1.25])
