@@ -1,4 +1,4 @@
-#if canImport(CoreMotion)
+#if canImport(CoreMotion) && !os(macOS)  // CMMotionManager: iOS, watchOS, Mac Catalyst; not macOS
 import CoreMotion
 import Foundation
 import MotionAnalysis

@@ -1,4 +1,4 @@
-#if canImport(CoreMotion)
+#if canImport(CoreMotion) && !os(macOS)  // CMAltimeter and pedometer events: iOS, watchOS, Mac Catalyst; not macOS
 import CoreMotion
 import Foundation
 import MotionAnalysis

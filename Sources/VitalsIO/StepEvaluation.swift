@@ -35,8 +35,8 @@ public enum StepEvaluation {
             guard fm.fileExists(atPath: dir + "/accelerometer.csv"), fm.fileExists(atPath: truthPath) else { continue }
             let truth = try readTruth(path: truthPath)
             if let usable = truth["usable"] as? Bool, !usable { continue }
-            guard let clean = truth["clean_steps"] as? Int else {
-                throw InputError(.missingColumn, "\(truthPath): no whole-number 'clean_steps' (and not marked \"usable\": false)")
+            guard let clean = truth["clean_steps"] as? Int, clean > 0 else {
+                throw InputError(.missingColumn, "\(truthPath): no positive whole-number 'clean_steps' (and not marked \"usable\": false)")
             }
             let accBytes = [UInt8](fm.contents(atPath: dir + "/accelerometer.csv") ?? Data())
             let rec = try StepLogs.readOxford(bytes: accBytes, source: dir + "/accelerometer.csv")
@@ -79,10 +79,10 @@ public enum StepEvaluation {
     private static func firstSwitchStep(path: String, origin: Double) throws -> Double {
         let csv = try CSVFile(bytes: [UInt8](FileManager.default.contents(atPath: path) ?? Data()), source: path, hasHeader: false)
         let cols = try csv.numericColumns([0, 1, 2])
-        for i in 1..<cols[0].count where (cols[1][i] == 1 && cols[1][i - 1] == 0) || (cols[2][i] == 1 && cols[2][i - 1] == 0) {
+        for i in stride(from: 1, to: cols[0].count, by: 1) where (cols[1][i] == 1 && cols[1][i - 1] == 0) || (cols[2][i] == 1 && cols[2][i - 1] == 0) {
             return (cols[0][i] - origin) * 1e-9
         }
-        return .infinity
+        throw InputError(.empty, "\(path): no foot-switch step (no rising edge in either switch column)")
     }
 
     /// One IPOL trial.

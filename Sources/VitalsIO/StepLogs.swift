@@ -133,10 +133,23 @@ public enum StepLogs {
         let counter = try csv.requireColumn("PacketCounter")
         let ax = try csv.requireColumn("Acc_X"), ay = try csv.requireColumn("Acc_Y"), az = try csv.requireColumn("Acc_Z")
         let cols = try csv.numericColumns([counter, ax, ay, az])
-        var rec = try assemble(format: "ipol", source: source, rawTime: cols[0], timeScale: 1 / rate,
+        var rec = try assemble(format: "ipol", source: source, rawTime: unwrapSampleCounter(cols[0]), timeScale: 1 / rate,
                                x: cols[1], y: cols[2], z: cols[3], scale: 1 / standardGravity)
         rec.notes += notes
         return rec
+    }
+
+    /// Xsens' PacketCounter is a 16-bit sample counter: it wraps to 0 after 65535 (655 s at 100 Hz).
+    /// Each drop by more than half its range is a wrap, undone by adding 65536; other drops are left
+    /// for the time check to report.
+    static func unwrapSampleCounter(_ counter: [Double]) -> [Double] {
+        var out = counter
+        var offset = 0.0
+        for i in 1..<max(1, counter.count) {
+            if counter[i - 1] - counter[i] > 32_768 { offset += 65_536 }
+            out[i] = counter[i] + offset
+        }
+        return out
     }
 
     /// Reads a motion CSV log (see `MotionLog`): total acceleration if present, else gravity + user

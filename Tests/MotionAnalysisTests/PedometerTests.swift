@@ -212,6 +212,25 @@ struct PedometerTests {
         #expect(abs(m.stepLength(cadence: 1.8) * 125 - 100) < 1e-9)
     }
 
+    @Test("a run at 3.8 steps/s starts a walk (the start rule stopped at 3.3 steps/s: 228 steps with 0.3 s active)")
+    func fastRunStartsAWalk() {
+        let sim = WalkSimulator(seed: 5)
+        let (samples, contacts) = sim.make([.stand(seconds: 5), .walk(steps: 190, interval: 1 / 3.8, amplitude: 0.6), .stand(seconds: 5)])
+        let events = StepDetector.detect(samples)
+        let resume = events.first { $0.kind == .resume }
+        #expect(resume.map { $0.time - contacts[0] < 1.5 } == true, "resume \(String(describing: resume))")
+        #expect(abs(events.filter { $0.kind == .step }.count - contacts.count) <= 4)
+    }
+
+    @Test("one sample beyond any accelerometer's range (FLT_MAX) is skipped, not a band-pass ringing for tens of seconds")
+    func anImpossibleSampleIsSkipped() {
+        let sim = WalkSimulator(seed: 9)
+        var (samples, contacts) = sim.make([.stand(seconds: 4), .walk(steps: 150, interval: 0.55, amplitude: 0.35), .stand(seconds: 4)])
+        samples[3000].acceleration = Vector3(x: 0, y: 0, z: 3.4e38)
+        let steps = StepDetector.detect(samples).filter { $0.kind == .step }.count
+        #expect(abs(steps - contacts.count) <= 2, "counted \(steps) of \(contacts.count)")
+    }
+
     @Test("floors count whole 3 m changes of altitude, not barometer noise")
     func floors() {
         var f = FloorCounter()

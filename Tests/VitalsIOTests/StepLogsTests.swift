@@ -116,3 +116,14 @@ struct StepLogsTests {
         #expect(abs(m.errors[0] + 0.05) < 1e-12)
     }
 }
+
+@Suite struct XsensCounterTests {
+    @Test func theSixteenBitSampleCounterIsUnwrapped() {
+        // 700 s at 100 Hz: the counter wraps at 65536 (it was read as time going backwards).
+        let counter = (0..<70_000).map { Double($0 % 65_536) }
+        let unwrapped = StepLogs.unwrapSampleCounter(counter)
+        #expect(unwrapped == (0..<70_000).map(Double.init))
+        #expect(StepLogs.unwrapSampleCounter([5, 4, 3]) == [5, 4, 3])  // a real step back is left for the time check
+        #expect(StepLogs.unwrapSampleCounter([]) == [])
+    }
+}

@@ -26,6 +26,9 @@ struct StepCandidate: Sendable, Equatable {
 struct GaitSignal: Sendable {
     /// Internal grid rate in Hz: 10 × the fastest running step rate, enough for 20 ms step times.
     static let rate = 50.0
+    /// Largest plausible acceleration magnitude, g: twice the ±32 g full scale of the widest
+    /// phone, watch and wearable accelerometers. Larger (or NaN) samples are skipped.
+    static let maximumMagnitude = 64.0
     /// Band edges in Hz: below the slowest stride (0.5 Hz) is posture; above 3.5 Hz is impact ringing.
     static let band = (low: 0.5, high: 3.5)
     /// Autocorrelation window, seconds: two strides at the slowest walk.
@@ -162,7 +165,9 @@ struct GaitSignal: Sendable {
             let time = times[i], acceleration = accelerations[i]
             i += 1
             let magnitude = acceleration.magnitude
-            guard time.isFinite, magnitude.isFinite else { continue }
+            // Beyond every phone and watch accelerometer's range a value is a sensor fault or a
+            // sentinel (FLT_MAX), not motion: one such sample rang the band-pass for tens of seconds.
+            guard time.isFinite, magnitude <= GaitSignal.maximumMagnitude else { continue }
             if base.isNaN { base = time }
             let position = (time - base) * GaitSignal.rate  // bins from the origin
             let k: Int
