@@ -57,7 +57,9 @@ struct PixelRect: Equatable {
 ///   plane in that plane's own grid, so the chroma planes are read as sparsely as the luma plane
 ///   (a quarter of the rows for stride 4 in every plane). The mean R, G, B is the affine
 ///   Y'CbCr -> RGB conversion of those means, unclipped (see `YCbCrEncoding.rgb`); with stride 1 it
-///   equals the mean of the per-pixel conversion exactly.
+///   equals the mean of the per-pixel conversion exactly when the region's width and height are
+///   even (at an odd frame edge the last chroma column or row covers one luma column or row but
+///   counts as much as the others: 65x49 frames read R 234.20 against 234.62 per pixel).
 ///
 /// Sums are exact integers, so the result equals a float64 reference up to the final division.
 /// Nothing is allocated per frame; the loops read 16 bytes per load in SIMD registers, eight rows at a time.

@@ -103,11 +103,13 @@ public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable
     public func start() async throws -> AsyncThrowingStream<PulseInput, any Error> {
         let (stream, continuation) = AsyncThrowingStream<PulseInput, any Error>.makeStream(
             bufferingPolicy: .bufferingNewest(8))
-        continuation.onTermination = { [weak self] _ in self?.stop() }
         let sampler = configuration.sampler
         try await start { frame in
             if let sample = try? sampler.sample(frame) { continuation.yield(.color(sample)) }
         }
+        // Only now: a stream whose start failed is released unused, and releasing it runs its
+        // termination handler, which must not stop a session another caller started.
+        continuation.onTermination = { [weak self] _ in self?.stop() }
         sessionQueue.async { self.continuation = continuation }
         return stream
     }
@@ -140,7 +142,14 @@ public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable
         try configureSession(device: device)
         errorObserver = NotificationCenter.default.addObserver(
             forName: AVCaptureSession.runtimeErrorNotification, object: session, queue: nil
-        ) { [weak self] _ in self?.stop() }
+        ) { [weak self] note in
+            // The stream ends with the error (a failure, not the end of a measurement).
+            let cause = (note.userInfo?[AVCaptureSessionErrorKey] as? any Error).map { "\($0.localizedDescription)" } ?? "unknown error"
+            guard let self else { return }
+            self.sessionQueue.async {
+                self.shutDown(failure: MonitorError(.sourceFailed, "the camera session failed: \(cause)"))
+            }
+        }
         running = true
         session.startRunning()
         // The torch was set while configuring; set once more when the session runs (queued after this
@@ -194,8 +203,9 @@ public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable
         }
     }
 
-    /// Torch off, session stopped, inputs and outputs removed.
-    private func shutDown() {
+    /// Torch off, session stopped, inputs and outputs removed; the `start()` stream finishes, with
+    /// `failure` when there is one.
+    private func shutDown(failure: MonitorError? = nil) {
         if let device {
             if (try? device.lockForConfiguration()) != nil {
                 if device.isTorchModeSupported(.off) { device.torchMode = .off }
@@ -211,7 +221,7 @@ public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable
         errorObserver = nil
         withState { $0.onFrame = nil }
         running = false
-        continuation?.finish()
+        if let failure { continuation?.finish(throwing: failure) } else { continuation?.finish() }
         continuation = nil
     }
 

@@ -93,7 +93,7 @@ public final class FFmpegVideoReader: VideoFrameReader {
         var arguments = ["-hide_banner", "-nostats", "-nostdin", "-loglevel", "info", "-noautorotate"]
         if let t = options.threads { arguments += ["-threads", String(t)] }
         arguments += [
-            "-i", path, "-map", "0:v:0", "-an", "-sn", "-dn", "-vf", filter, fpsModeFlag, "passthrough",
+            "-i", Self.fileURL(path), "-map", "0:v:0", "-an", "-sn", "-dn", "-vf", filter, fpsModeFlag, "passthrough",
             "-pix_fmt", options.bgra ? "bgra" : "nv12", "-f", "rawvideo", "pipe:1",
         ]
 
@@ -269,6 +269,12 @@ public final class FFmpegVideoReader: VideoFrameReader {
         var sourceMatrix: String, matrix: YCbCrEncoding.Matrix
     }
 
+    /// `path` as ffmpeg's `file:` URL: a bare path with a colon in it (`2024-01-01T10:00:00.mp4`,
+    /// `data:x.mp4`) would be read as a URL of another protocol.
+    static func fileURL(_ path: String) -> String {
+        "file:" + URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
     /// The first video stream's size, rate, length and colour tags, from ffprobe's JSON.
     static func probe(path: String, ffprobe: String) throws -> Probe {
         let process = Process()
@@ -276,7 +282,7 @@ public final class FFmpegVideoReader: VideoFrameReader {
         process.arguments = [
             "-v", "error", "-select_streams", "v:0", "-show_entries",
             "stream=codec_name,width,height,pix_fmt,avg_frame_rate,r_frame_rate,nb_frames,duration,start_time,time_base,color_range,color_space:stream_tags:format=duration,format_name,nb_streams",
-            "-of", "json", path,
+            "-of", "json", fileURL(path),
         ]
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

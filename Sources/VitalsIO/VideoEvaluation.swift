@@ -70,6 +70,9 @@ public struct VideoEvaluation: Sendable {
                 result.evidence = VideoPulseEvidence(video: means, analysis: analysis)
             } catch let error as InputError {
                 result.failure = error.message
+            } catch {
+                // Any other failure (a frame too small for the tile grid, ...) is this video's, named.
+                result.failure = "\(url.path): \(error)"
             }
             results.append(result)
         }

@@ -38,7 +38,8 @@ public struct Y4MHeader: Sendable, Equatable {
     /// Parses a header line (without its newline).
     /// - Throws: `InputError` naming the bad or missing tag.
     static func parse(_ line: String, source: String) throws -> Y4MHeader {
-        var tokens = line.split(separator: " ")
+        // Tokens end at spaces and line ends (a header written with CRLF ends in "\r").
+        var tokens = line.split(whereSeparator: { $0 == " " || $0 == "\r" || $0 == "\n" })
         guard tokens.first == "YUV4MPEG2" else {
             throw InputError(.unsupportedFormat, "\(source): not a Y4M file (no YUV4MPEG2 signature)")
         }
@@ -56,8 +57,9 @@ public struct Y4MHeader: Sendable, Equatable {
                 if parts.count == 2, let n = Int(parts[0]), let d = Int(parts[1]) { rate = (n, d) }
             case "C": colorSpace = String(value)
             case "X":
-                if value.uppercased() == "COLORRANGE=FULL" { range = .full }
-                if value.uppercased() == "COLORRANGE=LIMITED" { range = .video }
+                // Matched as prefixes, as ffmpeg does.
+                if value.uppercased().hasPrefix("COLORRANGE=FULL") { range = .full }
+                if value.uppercased().hasPrefix("COLORRANGE=LIMITED") { range = .video }
             default: break  // interlacing, aspect ratio and other tags do not change the mean colour
             }
         }

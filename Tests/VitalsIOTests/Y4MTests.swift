@@ -77,6 +77,20 @@ struct Y4MTests {
         }
     }
 
+    @Test func aHeaderEndingInCRLFKeepsItsRangeTag() throws {
+        // "XCOLORRANGE=FULL\r" did not equal the tag and silently read full range as video range.
+        let h = try Y4MHeader.parse("YUV4MPEG2 W6 H4 F30:1 C420jpeg XCOLORRANGE=FULL\r", source: "t.y4m")
+        #expect(h.range == .full && h.width == 6)
+        #expect(try Y4MHeader.parse("YUV4MPEG2 W6 H4 F30:1 XCOLORRANGE=LIMITED\r", source: "t.y4m").range == .video)
+    }
+
+    @Test func videoPathsGoToFFmpegAsFileURLs() {
+        // A relative name with a colon ("2024-01-01T10:00:00.mp4") was read by ffmpeg as a protocol URL.
+        let url = FFmpegVideoReader.fileURL("2024-01-01T10:00:00.mp4")
+        #expect(url == "file:" + FileManager.default.currentDirectoryPath + "/2024-01-01T10:00:00.mp4")
+        #expect(FFmpegVideoReader.fileURL("/a/b.mp4") == "file:/a/b.mp4")
+    }
+
     @Test func badY4MInputGivesOneCodedError() throws {
         let path = temporaryPath("bad.y4m")
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -17,6 +17,7 @@ public final class AVCaptureVideoDataOutput: AVCaptureOutput {
     public var alwaysDiscardsLateVideoFrames = true
     public func setSampleBufferDelegate(_ d: (any AVCaptureVideoDataOutputSampleBufferDelegate)?, queue: DispatchQueue?) {}
 }
+public let AVCaptureSessionErrorKey = "AVCaptureSessionErrorKey"
 public final class AVCaptureSession: NSObject {
     public static let runtimeErrorNotification = Notification.Name("rt")
     public var isRunning: Bool { false }
