@@ -106,7 +106,22 @@ public struct StrokeDetector: Sendable {
         ring = [Slot](repeating: Slot(), count: max(8, Int((span * parameters.maximumSampleRate).rounded(.up))))
     }
 
-    /// Forgets everything (as after a gap).
+    /// Decides the stroke still pending (a peak found, its window not yet complete) from the samples
+    /// the ring holds; call at the end of a recording, before a pause, or let `process` call it at a
+    /// gap. A serve followed within a second by a gap in the tennis-ace logs was dropped this way.
+    public mutating func finish() -> SwingEvent? {
+        defer { phase = .idle }
+        switch phase {
+        case .idle:
+            return nil
+        case let .seeking(_, peakTime, peakRate), let .collecting(peakTime, peakRate):
+            let stroke = decide(peakTime: peakTime, peakRate: peakRate)
+            if stroke != nil { lastPeak = peakTime }
+            return stroke
+        }
+    }
+
+    /// Forgets everything (as after a gap); a pending stroke is dropped (see `finish()`).
     public mutating func restart() {
         head = -1
         filled = 0
@@ -125,11 +140,24 @@ public struct StrokeDetector: Sendable {
 
     /// Feeds one sample: `time` in seconds, `rotationRate` in rad/s and total `acceleration`
     /// (gravity + user acceleration, what an accelerometer reads) in g, both in the device frame;
-    /// returns a stroke decided at this sample, if any.
+    /// returns a stroke decided at this sample, if any (at a gap, the stroke pending before it).
     public mutating func process(time: Double, rotationRate: Vector3, acceleration: Vector3) -> SwingEvent? {
+        var pending: SwingEvent?
         if !(time - lastTime <= parameters.maximumInterval) || time <= lastTime {
-            if !lastTime.isNaN { restart() }
+            if !lastTime.isNaN {
+                pending = finish()
+                restart()
+            }
         }
+        // A sample after a restart can only start a search, never decide a stroke.
+        if let pending {
+            _ = step(time: time, rotationRate: rotationRate, acceleration: acceleration)
+            return pending
+        }
+        return step(time: time, rotationRate: rotationRate, acceleration: acceleration)
+    }
+
+    private mutating func step(time: Double, rotationRate: Vector3, acceleration: Vector3) -> SwingEvent? {
         lastTime = time
         head = head + 1 == ring.count ? 0 : head + 1
         let rate = rotationRate.magnitude
@@ -158,7 +186,8 @@ public struct StrokeDetector: Sendable {
         return nil
     }
 
-    /// Runs over a recording; the same code as `process`.
+    /// Runs over a recording or a chunk of one; the same code as `process`. Call `finish()` after
+    /// the last chunk for a stroke the recording's end cut short.
     @inlinable
     public mutating func process<C: Collection>(_ samples: C) -> [SwingEvent] where C.Element == DeviceMotion {
         var out: [SwingEvent] = []

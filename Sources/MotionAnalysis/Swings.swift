@@ -333,7 +333,9 @@ public enum SwingAnalysis {
             p.maximumSampleRate = max(p.maximumSampleRate, sampleRate)  // the ring holds the whole window
             p.maximumInterval = maximumInterval
             var d = StrokeDetector(parameters: p, wrist: wrist)
-            return d.process(motion)
+            var out = d.process(motion)
+            if let e = d.finish() { out.append(e) }
+            return out
         case .swingwatch:
             var p = swingWatch
             p.sampleRate = sampleRate

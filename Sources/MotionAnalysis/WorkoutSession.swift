@@ -112,6 +112,7 @@ public struct WorkoutSession: Sendable {
     private mutating func closeSegment(_ time: Double) -> [WorkoutEvent] {
         guard var seg = current else { return [] }
         var out: [WorkoutEvent] = []
+        if let s = swings.finish() { seg.swings += 1; out.append(.swing(s)) }
         if let i = impacts.finish() { seg.impacts += 1; out.append(.impact(i)) }
         if let r = reps.finish() { out.append(.repSet(r)) }
         seg.end = max(seg.end, time)

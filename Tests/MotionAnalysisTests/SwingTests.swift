@@ -76,6 +76,22 @@ import Testing
         #expect(left.process(trace).map(\.kind) == [.backhand, .forehand, .backhand, .forehand])
     }
 
+    @Test func aStrokeCutShortByAGapOrTheEndOfTheLogIsStillDecided() {
+        // Strokes at 2 and 5 s; the samples between 2.6 and 3.4 s are missing (a gap over the
+        // restart interval, within the first stroke's window), and the log ends 0.6 s after the second.
+        let trace = Generate.swings([(2, -9, 0.5), (5, 9, 0.5)], rate: 100, seconds: 5.6)
+            .filter { $0.time < 2.6 || $0.time > 3.4 }
+        #expect(SwingAnalysis.run(trace, mode: .strokes, wrist: .right, sampleRate: 100).map(\.kind)
+                == [.forehand, .backhand])  // both were dropped
+        // Streaming: the first comes with the first sample after the gap, the second from finish().
+        var live = StrokeDetector()
+        var times: [Double] = []
+        for m in trace where live.process(m) != nil { times.append(m.time) }
+        #expect(times.count == 1 && times[0] > 3.4 && times[0] < 3.42)
+        #expect(live.finish()?.kind == .backhand)
+        #expect(live.finish() == nil)
+    }
+
     @Test func theKindDoesNotDependOnTheGravityEstimate() {
         // Gravity reported 90° off (as an attitude filter can be after the gyroscope clips).
         let strokes: [(time: Double, peak: Double, width: Double)] = [(2, -9, 0.5), (5, 9, 0.5)]
