@@ -218,17 +218,24 @@ public struct StepAnalysis: Sendable {
     /// Runs the pedometer over `recording` (the streaming code, sample by sample).
     public init(recording: AccelerationRecording, strideModel: StrideModel = StrideModel()) {
         var pedometer = Pedometer(strideModel: strideModel)
-        for a in recording.altitude ?? [] { pedometer.process(a) }
         var steps: [Double] = []
         var events: [PedometerEvent] = []
         func take(_ e: PedometerEvent) {
             if e.kind == .step { steps.append(e.time) } else { events.append(e) }
         }
+        // Altitude and acceleration in time order, as they arrive live: floors count while walking.
+        let altitude = recording.altitude ?? []
+        var next = 0
         for i in recording.time.indices {
+            while next < altitude.count && altitude[next].time <= recording.time[i] {
+                pedometer.process(altitude[next])
+                next += 1
+            }
             for e in pedometer.process(AccelerometerSample(time: recording.time[i], acceleration: recording.acceleration[i])) {
                 take(e)
             }
         }
+        for a in altitude[next...] { pedometer.process(a) }
         for e in pedometer.finish() { take(e) }
         stepTimes = steps.sorted()
         self.events = events

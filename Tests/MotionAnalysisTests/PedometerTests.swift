@@ -299,4 +299,34 @@ struct PedometerTests {
         #expect(d.averageActivePace != nil)
         #expect(d.floorsAscended == nil)
     }
+
+    @Test("floors are those walked: a lift ride while standing counts none, stairs climbed while walking count (as CMPedometerData)")
+    func floorsCountOnlyWhileWalking() {
+        // Standing 30 s, riding up 30 m (10-40 s, 1 m/s, the phone still), then walking 60 steps at
+        // 2 steps/s while climbing 10 m (44-74 s), then standing.
+        let sim = WalkSimulator(seed: 17)
+        let (samples, _) = sim.make([.stand(seconds: 44), .walk(steps: 60, interval: 0.5, amplitude: 0.35), .stand(seconds: 6)])
+        func altitude(_ t: Double) -> Double {
+            min(max(t - 10, 0), 30) + min(max(t - 44, 0), 30) / 3
+        }
+        var p = Pedometer()
+        var history = PedometerHistory()
+        var next = 0.0
+        for s in samples {
+            while next <= s.time {
+                let a = AltitudeSample(time: next, relativeAltitude: altitude(next), pressure: 101)
+                p.process(a)
+                history.record(a)
+                next += 1
+            }
+            let events = p.process(s)
+            history.record(events, steps: p.stepRecords)
+        }
+        history.record(p.finish(), steps: p.stepRecords)
+        #expect(p.data.floorsAscended == 3, "live \(String(describing: p.data.floorsAscended))")
+        #expect(p.data.floorsDescended == 0)
+        let queried = history.data(from: 0, to: 80)
+        #expect(queried.floorsAscended == 3, "history \(String(describing: queried.floorsAscended))")
+        // Both counted all 13 floors before (the ride's 10 too).
+    }
 }

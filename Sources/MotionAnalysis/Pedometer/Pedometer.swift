@@ -99,10 +99,11 @@ public struct Pedometer: Sendable {
         return events
     }
 
-    /// Processes one relative-altitude sample.
+    /// Processes one relative-altitude sample. Floors count only while the pedometer sees a walk
+    /// (`CMPedometerData`: floors walked, not ridden), so feed altitude and acceleration in time order.
     public mutating func process(_ altitude: AltitudeSample) {
         hasAltitude = true
-        floors.process(altitude)
+        floors.process(altitude, counting: detector.isWalking)
     }
 
     /// Ends the recording (takes the last open step; closes the active time at the last step).
@@ -210,24 +211,27 @@ public struct PedometerHistory: Sendable {
     public func data(from start: Double, to end: Double) -> PedometerData {
         let inRange = steps.filter { $0.time >= start && $0.time <= end }
         let distance = inRange.reduce(0) { $0 + $1.length }
-        var floors: FloorCounter?
-        if !altitude.isEmpty {
-            var f = FloorCounter()
-            for a in altitude where a.time >= start && a.time <= end { f.process(a) }
-            floors = f
-        }
-        // Active time: walking intervals (resume..pause) clipped to the range.
-        var active = 0.0
+        // Walking intervals (resume..pause, the last open one to the last step).
+        var walks: [ClosedRange<Double>] = []
         var since: Double?
         for e in events.sorted(by: { $0.time < $1.time }) {
             if e.kind == .resume, since == nil { since = e.time }
             if e.kind == .pause, let s = since {
-                active += max(0, min(e.time, end) - max(s, start))
+                walks.append(s...max(s, e.time))
                 since = nil
             }
         }
-        if let s = since, let last = steps.last?.time {
-            active += max(0, min(last, end) - max(s, start))
+        if let s = since, let last = steps.last?.time, last >= s { walks.append(s...last) }
+        // Active time: the walking intervals clipped to the range.
+        let active = walks.reduce(0.0) { $0 + max(0, min($1.upperBound, end) - max($1.lowerBound, start)) }
+        // Floors: those walked (as `Pedometer`), from the walks as dated.
+        var floors: FloorCounter?
+        if !altitude.isEmpty {
+            var f = FloorCounter()
+            for a in altitude where a.time >= start && a.time <= end {
+                f.process(a, counting: walks.contains { $0.contains(a.time) })
+            }
+            floors = f
         }
         var intervalSum = 0.0, intervalCount = 0
         for i in inRange.indices.dropFirst() {

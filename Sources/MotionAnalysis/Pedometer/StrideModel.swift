@@ -45,6 +45,11 @@ public struct StrideModel: Sendable, Equatable, Hashable {
 
 /// Floors climbed and descended from relative altitude, about 3 m per floor (as `CMPedometer`).
 ///
+/// Like `CMPedometerData`'s, the floors are those walked: readings passed with `counting: false`
+/// (the pedometer's, while it sees no walk: a lift ride, barometer drift while sitting) move the
+/// counted level along by whole floors without counting them, so a ride neither counts nor leaves
+/// a partial floor behind, while the part of a floor climbed before a walk is recognised still counts.
+///
 /// A floor is counted each time the altitude moves a whole `floorHeight` away from the last counted
 /// level, so barometer noise and sway (tenths of a metre) never count. A reading no barometer on a
 /// person can give is a glitch, never floors: one outside `maximumRelativeAltitude`, or one that moved
@@ -55,7 +60,8 @@ public struct FloorCounter: Sendable, Equatable {
     /// Height of one floor, metres.
     public static let floorHeight = 3.0
     /// Fastest credible climb or descent, m/s: above the fastest passenger lifts (about 20-21 m/s,
-    /// Shanghai Tower and Guangzhou CTF Finance Centre), so any real ride counts.
+    /// Shanghai Tower and Guangzhou CTF Finance Centre), so no real ride is taken for a glitch (the
+    /// pedometer passes rides over uncounted: see `counting`).
     public static let maximumVerticalSpeed = 25.0
     /// Change allowed between two readings on top of `maximumVerticalSpeed` × interval, metres: barometer
     /// noise and pressure transients (a door, a gust) stay within a metre or two.
@@ -77,12 +83,13 @@ public struct FloorCounter: Sendable, Equatable {
     public init() {}
 
     /// Adds one altitude sample.
-    public mutating func process(_ sample: AltitudeSample) {
-        process(time: sample.time, relativeAltitude: sample.relativeAltitude)
+    public mutating func process(_ sample: AltitudeSample, counting: Bool = true) {
+        process(time: sample.time, relativeAltitude: sample.relativeAltitude, counting: counting)
     }
 
-    /// Adds one relative-altitude reading (metres, up positive) taken at `time` (seconds).
-    public mutating func process(time: Double, relativeAltitude h: Double) {
+    /// Adds one relative-altitude reading (metres, up positive) taken at `time` (seconds); with
+    /// `counting` false, whole floors of change are passed over uncounted.
+    public mutating func process(time: Double, relativeAltitude h: Double, counting: Bool = true) {
         guard h.isFinite, time.isFinite, abs(h) <= FloorCounter.maximumRelativeAltitude else {
             glitches += 1
             return
@@ -104,7 +111,7 @@ public struct FloorCounter: Sendable, Equatable {
         // |h − l| ≤ 2 × maximumRelativeAltitude, so the floor count is a small exact integer.
         let floors = ((h - l) / FloorCounter.floorHeight).rounded(.towardZero)
         guard floors != 0 else { return }
-        if floors > 0 { ascended += Int(floors) } else { descended += Int(-floors) }
+        if counting { if floors > 0 { ascended += Int(floors) } else { descended += Int(-floors) } }
         level = l + floors * FloorCounter.floorHeight
     }
 }
