@@ -52,7 +52,11 @@ public struct RepCounter: Sendable {
         public var minimumReps = 2
         /// Longest set kept whole, s (longer ones are closed and a new one starts).
         public var maximumSet = 180.0
-        /// Repetition periods searched, s.
+        /// Repetition periods searched, s. Reps faster than the lower end are counted at half (the
+        /// autocorrelation picks two reps as one period: 12 reps of 1-1.8 s gave 6), and sets of reps
+        /// slower than about 6 s can break up (the activity measure dips between reps: 6.5-7.5 s
+        /// reps gave no set). 1.0 s as the lower end counted the same Exermote sets but added a
+        /// stray set in one session, so the range stays fitted to prompted sets of 2-6 s reps.
         public var periodRange: ClosedRange<Double> = 2.0...8.0
         /// A period's fraction (1/2, 1/3...) wins when its autocorrelation reaches this share of the best.
         public var subharmonicRatio = 0.85
