@@ -56,9 +56,10 @@ public final class FFmpegVideoReader: VideoFrameReader {
         let ffmpeg = try Self.locate(options.ffmpegPath ?? "ffmpeg")
         self.ffmpeg = ffmpeg
         self.fpsModeFlag = Self.supportsFpsMode(ffmpeg: ffmpeg) ? "-fps_mode" : "-vsync"
+        // ffprobe beside the ffmpeg found (a bare name was found on PATH, not in the current directory).
         let ffprobe = try Self.locate(
-            options.ffmpegPath.map { URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("ffprobe").path }
-                ?? "ffprobe")
+            options.ffmpegPath == nil ? "ffprobe"
+                : URL(fileURLWithPath: ffmpeg).deletingLastPathComponent().appendingPathComponent("ffprobe").path)
         let probe = try Self.probe(path: path, ffprobe: ffprobe)
         var (w, h) = (probe.width, probe.height)
         if let m = options.maxDimension, m > 0, max(w, h) > m {

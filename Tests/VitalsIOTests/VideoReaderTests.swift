@@ -57,6 +57,14 @@ struct VideoReaderTests {
     }
 
     @Test(.enabled(if: ffmpegAvailable))
+    func aBareFFmpegNameFindsFFprobeOnThePathToo() throws {
+        // ffprobe was looked for in the current directory ("./ffprobe") and reported missing.
+        let clip = try simulatedClip()
+        let reader = try FFmpegVideoReader(path: clip, options: .init(ffmpegPath: "ffmpeg"))
+        #expect(reader.videoInfo.width == 48)
+    }
+
+    @Test(.enabled(if: ffmpegAvailable))
     func losslessVideoThroughFFmpegGivesTheSameMeansAndTimesAsY4M() throws {
         let clip = try simulatedClip()
         let mkv = clip.replacingOccurrences(of: ".y4m", with: ".mkv")
