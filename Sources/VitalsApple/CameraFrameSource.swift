@@ -56,6 +56,7 @@ public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable
     private let lightMeter = try! FrameSampler(stride: 8)
     private var running = false
     private var errorObserver: (any NSObjectProtocol)?
+    private var interruptionObserver: (any NSObjectProtocol)?
     private var continuation: AsyncThrowingStream<PulseInput, any Error>.Continuation?
 
     public init(configuration: Configuration = Configuration()) {
@@ -150,6 +151,17 @@ public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable
                 self.shutDown(failure: MonitorError(.sourceFailed, "the camera session failed: \(cause)"))
             }
         }
+        // An interruption (a call, another app taking the camera, the app sent to the background)
+        // stops the session; it would restart by itself later, but the measurement is broken and
+        // the torch state unknown, so the stream ends with the failure instead of silently stalling.
+        interruptionObserver = NotificationCenter.default.addObserver(
+            forName: AVCaptureSession.wasInterruptedNotification, object: session, queue: nil
+        ) { [weak self] _ in
+            guard let self else { return }
+            self.sessionQueue.async {
+                self.shutDown(failure: MonitorError(.sourceFailed, "the camera was interrupted (a call, another app or the app in the background)"))
+            }
+        }
         running = true
         session.startRunning()
         // The torch was set while configuring; set once more when the session runs (queued after this
@@ -217,8 +229,11 @@ public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable
         session.inputs.forEach(session.removeInput)
         session.outputs.forEach(session.removeOutput)
         session.commitConfiguration()
-        if let errorObserver { NotificationCenter.default.removeObserver(errorObserver) }
+        for observer in [errorObserver, interruptionObserver].compactMap({ $0 }) {
+            NotificationCenter.default.removeObserver(observer)
+        }
         errorObserver = nil
+        interruptionObserver = nil
         withState { $0.onFrame = nil }
         running = false
         if let failure { continuation?.finish(throwing: failure) } else { continuation?.finish() }

@@ -20,6 +20,7 @@ public final class AVCaptureVideoDataOutput: AVCaptureOutput {
 public let AVCaptureSessionErrorKey = "AVCaptureSessionErrorKey"
 public final class AVCaptureSession: NSObject {
     public static let runtimeErrorNotification = Notification.Name("rt")
+    public static let wasInterruptedNotification = Notification.Name("wi")
     public var isRunning: Bool { false }
     public var inputs: [AVCaptureInput] { [] }
     public var outputs: [AVCaptureOutput] { [] }
