@@ -58,6 +58,9 @@ public struct RepCounter: Sendable {
         /// reps gave no set). 1.0 s as the lower end counted the same Exermote sets but added a
         /// stray set in one session, so the range stays fitted to prompted sets of 2-6 s reps.
         public var periodRange: ClosedRange<Double> = 2.0...8.0
+        /// Difference in the coefficient of variation of the spacing below which peaks and troughs
+        /// count as equally regular (then the side with more extremes is taken).
+        public var regularityTie = 0.01
         /// A period's fraction (1/2, 1/3...) wins when its autocorrelation reaches this share of the best.
         public var subharmonicRatio = 0.85
         /// Centred moving-average length applied to the projection, s.
@@ -392,7 +395,17 @@ public struct RepCounter: Sendable {
                 let m = Statistics.mean(d)
                 cv = m > 0 ? Statistics.standardDeviation(d) / m : .infinity
             }
-            if choice == nil || cv < choice!.cv { choice = (cv, peaks.count) }
+            // The side whose extremes space more regularly; when both are as regular (within
+            // `regularityTie`), the side with more of them: n reps away from a rest level give n
+            // extremes on one side and n - 1 between them on the other, and which sign the
+            // principal direction took must not decide (a mirrored movement counted one rep fewer).
+            if let c = choice {
+                if cv < c.cv - p.regularityTie || (abs(cv - c.cv) <= p.regularityTie && peaks.count > c.count) {
+                    choice = (cv, peaks.count)
+                }
+            } else {
+                choice = (cv, peaks.count)
+            }
         }
         return (choice?.count ?? 0, period)
     }

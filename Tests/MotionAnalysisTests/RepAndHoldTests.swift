@@ -14,6 +14,24 @@ import Testing
         for (s, p) in zip(sets, Self.plan) { #expect(abs(s.period - p.period) < 0.3) }
     }
 
+    @Test(arguments: [2.5, 3.0, 4.0])
+    func aMirroredMovementCountsTheSame(period: Double) {
+        // 12 raised-cosine tilts of 60° with `period` between 20 s of rest, at 50 Hz, toward +x and
+        // toward -x: the principal direction's sign flips, and with it whether peaks or troughs were
+        // counted (a review: 12 reps at 3.0 s counted 11 mirrored).
+        func trace(_ side: Double) -> [DeviceMotion] {
+            (0..<Int((40 + 12 * period) * 50)).map { i in
+                let t = Double(i) / 50
+                let a = t >= 20 && t < 20 + 12 * period ? Double.pi / 3 * (1 - cos(2 * .pi * (t - 20) / period)) / 2 : 0
+                return DeviceMotion(time: t, attitude: .identity, gravity: Vector3(x: side * sin(a), y: 0, z: -cos(a)),
+                                    rotationRate: .zero, userAcceleration: .zero)
+            }
+        }
+        var a = RepCounter(sampleRate: 50), b = RepCounter(sampleRate: 50)
+        #expect(a.process(trace(1)).map(\.reps) == [12])
+        #expect(b.process(trace(-1)).map(\.reps) == [12])
+    }
+
     @Test func fiftyHertzInputCountsTheSameAfterBlockAveraging() {
         var c = RepCounter(sampleRate: 50)
         let sets = c.process(Generate.reps(sets: Self.plan, rest: 20, rate: 50))
