@@ -12,7 +12,7 @@ import SignalProcessing
 /// one missing step (filled in at the expected time once the next one shows up). It unlocks when two
 /// windows in a row are empty or the signal stops repeating stride to stride.
 ///
-/// The constants were chosen on the Oxford optimisation recordings (all 21 usable, 3 phones,
+/// The constants were chosen on the Oxford optimisation recordings (all 22 usable, 3 phones,
 /// 7 positions); see the README for the cross-checks by phone.
 struct StepCounter: Sendable {
     /// Window for the next step, as fractions of the period after the last one.
