@@ -231,6 +231,23 @@ struct PedometerTests {
         #expect(abs(steps - contacts.count) <= 2, "counted \(steps) of \(contacts.count)")
     }
 
+    @Test("an event revealed by a sample after a filled gap is reported at that sample, not inside the gap")
+    func eventsAfterAFilledGapAreReportedWhenTheSamplesReturn() {
+        let sim = WalkSimulator(seed: 21)
+        let (all, contacts) = sim.make([.stand(seconds: 4), .walk(steps: 40, interval: 0.55, amplitude: 0.35), .stand(seconds: 10)])
+        // No samples for 3 s from 0.3 s after the last step (the grid fills gaps up to 5 s).
+        let gapStart = contacts.last! + 0.3, gapEnd = gapStart + 3
+        let samples = all.filter { $0.time < gapStart || $0.time >= gapEnd }
+        for events in [StepDetector.detect(samples),
+                       StepDetector.detect(times: samples.map(\.time), accelerations: samples.map(\.acceleration))] {
+            let pause = events.first { $0.kind == .pause }
+            #expect(pause != nil)
+            #expect((pause?.reportedAt ?? 0) >= gapEnd, "reported at \(pause?.reportedAt ?? 0), samples back at \(gapEnd)")
+            // Every event is reported at or after some sample's time, never between samples.
+            #expect(events.allSatisfy { e in samples.contains { abs($0.time - e.reportedAt) < 1e-9 } || e.reportedAt >= samples.last!.time - 0.02 })
+        }
+    }
+
     @Test("floors count whole 3 m changes of altitude, not barometer noise")
     func floors() {
         var f = FloorCounter()

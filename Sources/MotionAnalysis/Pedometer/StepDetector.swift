@@ -109,7 +109,7 @@ public struct StepDetector: Sendable {
                     let (done, next) = d.signal.bin(times: tp, accelerations: ap, from: i, to: t.count)
                     i = next
                     guard let done else { continue }
-                    _ = d.run(done)
+                    d.run(done, reportedAt: tp[next - 1])
                     if !d.output.isEmpty {
                         all.append(contentsOf: d.output)
                         d.output.removeAll(keepingCapacity: true)
@@ -123,8 +123,17 @@ public struct StepDetector: Sendable {
 
     private mutating func push(time: Double, acceleration: Vector3) {
         if let done = signal.bin(time: time, acceleration: acceleration) {
-            _ = run(done)
+            run(done, reportedAt: time)
         }
+    }
+
+    /// Runs a finished bin; what it reveals is known at `time`, the sample that finished it, not at
+    /// the bin's grid times (up to a bin before it, or inside a gap the grid filled: a pause dated
+    /// in a 3-s gap was stamped as reported 1.6 s before the samples came back).
+    private mutating func run(_ done: GaitSignal.FinishedBin, reportedAt time: Double) {
+        let before = output.count
+        _ = run(done)
+        for k in before..<output.count where output[k].reportedAt < time { output[k].reportedAt = time }
     }
 
     /// Runs the grid samples of one finished bin through every stage; returns the last grid time.
