@@ -324,7 +324,7 @@ public struct MotionLog: Sendable {
         }
         if !log.gaps.isEmpty {
             let longest = log.gaps.map(\.seconds).max()!
-            log.notes.append(String(format: "%d gaps longer than %.3f s (longest %.1f s); filters and detectors restart after gaps over their own limit (0.5-1 s)",
+            log.notes.append(String(format: "%d gaps longer than %.3f s (longest %.1f s); filters and detectors restart after gaps over their own limit (0.5-1 s; the pedometer fills gaps up to 5 s)",
                                     log.gaps.count, gapFactor * medianDt, longest))
         }
         return log
