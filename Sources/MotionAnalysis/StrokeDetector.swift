@@ -149,12 +149,9 @@ public struct StrokeDetector: Sendable {
                 restart()
             }
         }
-        // A sample after a restart can only start a search, never decide a stroke.
-        if let pending {
-            _ = step(time: time, rotationRate: rotationRate, acceleration: acceleration)
-            return pending
-        }
-        return step(time: time, rotationRate: rotationRate, acceleration: acceleration)
+        // After a restart the sample can only start a search, never decide a stroke.
+        let decided = step(time: time, rotationRate: rotationRate, acceleration: acceleration)
+        return pending ?? decided
     }
 
     private mutating func step(time: Double, rotationRate: Vector3, acceleration: Vector3) -> SwingEvent? {
