@@ -399,13 +399,9 @@ public struct RepCounter: Sendable {
             // `regularityTie`), the side with more of them: n reps away from a rest level give n
             // extremes on one side and n - 1 between them on the other, and which sign the
             // principal direction took must not decide (a mirrored movement counted one rep fewer).
-            if let c = choice {
-                if cv < c.cv - p.regularityTie || (abs(cv - c.cv) <= p.regularityTie && peaks.count > c.count) {
-                    choice = (cv, peaks.count)
-                }
-            } else {
-                choice = (cv, peaks.count)
-            }
+            let better = choice.map { cv < $0.cv - p.regularityTie
+                || (abs(cv - $0.cv) <= p.regularityTie && peaks.count > $0.count) } ?? true
+            if better { choice = (cv, peaks.count) }
         }
         return (choice?.count ?? 0, period)
     }

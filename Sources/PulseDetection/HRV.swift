@@ -222,8 +222,8 @@ public struct HRVResult: Sendable, Codable {
 ///    |ΔRR| among them), while the intervals on either side of the pair differ by less than half
 ///    that jump (a transient, not a step in rate). This is the signature of a premature beat
 ///    followed by its compensatory pause, and of a beat whose time was detected early or late (the
-///    beat's neighbours are fine, only its position moved); it catches ectopic beats 10–20 % premature, which rule 2 misses.
-///    Measuring normal variability by beat-to-beat change (the dRR of Lipponen & Tarvainen 2019)
+///    beat's neighbours are fine, only its position moved); it catches ectopic beats 10–20 %
+///    premature, which rule 2 misses. Measuring normal variability by beat-to-beat change (the dRR of Lipponen & Tarvainen 2019)
 ///    instead of by the spread of the intervals is what keeps it working under sinus arrhythmia:
 ///    a breathing rhythm moves the intervals far from their median but each only a little from
 ///    the one before, while a premature beat jumps by twice its prematurity. A sinusoidal
@@ -398,18 +398,17 @@ public enum HRV {
     }
 
     /// For each in-range interval, of its ``neighbourCount`` nearest in-range neighbours (half each
-    /// side, the window shifted inward at the ends): the median, the spread (median absolute
-    /// deviation) and the step (median absolute change between consecutive neighbours, the
-    /// interval itself left out); nil when fewer than ``minimumNeighbours`` exist (too little context
-    /// to judge). Sinus arrhythmia makes the spread large and the step moderate; occasional ectopic
-    /// beats, being a minority, barely move either. Any unit: the results come in the intervals' own.
+    /// side, the window shifted inward at the ends): the median and the step (median absolute change
+    /// between consecutive neighbours, the interval itself left out); nil when fewer than
+    /// ``minimumNeighbours`` exist (too little context to judge). Sinus arrhythmia makes the step
+    /// moderate; occasional ectopic beats, being a minority, barely move it or the median. Any unit:
+    /// the results come in the intervals' own.
     public static func localReferences(_ intervals: [Double], inRange: [Bool])
-        -> [(median: Double, spread: Double, step: Double)?] {
+        -> [(median: Double, step: Double)?] {
         let candidates = intervals.indices.filter { inRange[$0] }
-        var result = [(median: Double, spread: Double, step: Double)?](repeating: nil, count: intervals.count)
-        var window: [Double] = [], deviations: [Double] = [], steps: [Double] = []
+        var result = [(median: Double, step: Double)?](repeating: nil, count: intervals.count)
+        var window: [Double] = [], steps: [Double] = []
         window.reserveCapacity(neighbourCount)
-        deviations.reserveCapacity(neighbourCount)
         steps.reserveCapacity(neighbourCount)
         let half = neighbourCount / 2
         let last = candidates.count - 1
@@ -424,15 +423,11 @@ public enum HRV {
                 if k < hi && k + 1 != position { steps.append(abs(intervals[candidates[k + 1]] - intervals[candidates[k]])) }
             }
             if window.count >= minimumNeighbours {
-                // Statistics.median and .medianAbsoluteDeviation, on scratch storage sorted in place
-                // (same values, no allocation per interval).
+                // Statistics.median, on scratch storage sorted in place (same values, no allocation
+                // per interval).
                 window.insertionSort()
-                let median = Statistics.percentile(sorted: window, 50)
-                deviations.removeAll(keepingCapacity: true)
-                for v in window { deviations.append(abs(v - median)) }
-                deviations.insertionSort()
                 steps.insertionSort()
-                result[i] = (median, Statistics.percentile(sorted: deviations, 50),
+                result[i] = (Statistics.percentile(sorted: window, 50),
                              steps.isEmpty ? 0 : Statistics.percentile(sorted: steps, 50))
             }
         }

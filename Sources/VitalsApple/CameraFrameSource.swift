@@ -141,26 +141,15 @@ public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable
         // The configuration is committed before `startRunning()`: AVFoundation raises an exception
         // when a session is started between `beginConfiguration()` and `commitConfiguration()`.
         try configureSession(device: device)
-        errorObserver = NotificationCenter.default.addObserver(
-            forName: AVCaptureSession.runtimeErrorNotification, object: session, queue: nil
-        ) { [weak self] note in
-            // The stream ends with the error (a failure, not the end of a measurement).
-            let cause = (note.userInfo?[AVCaptureSessionErrorKey] as? any Error).map { "\($0.localizedDescription)" } ?? "unknown error"
-            guard let self else { return }
-            self.sessionQueue.async {
-                self.shutDown(failure: MonitorError(.sourceFailed, "the camera session failed: \(cause)"))
-            }
+        errorObserver = failStream(on: AVCaptureSession.runtimeErrorNotification) { note in
+            let cause = (note.userInfo?[AVCaptureSessionErrorKey] as? any Error)?.localizedDescription
+            return "the camera session failed: \(cause ?? "unknown error")"
         }
         // An interruption (a call, another app taking the camera, the app sent to the background)
         // stops the session; it would restart by itself later, but the measurement is broken and
         // the torch state unknown, so the stream ends with the failure instead of silently stalling.
-        interruptionObserver = NotificationCenter.default.addObserver(
-            forName: AVCaptureSession.wasInterruptedNotification, object: session, queue: nil
-        ) { [weak self] _ in
-            guard let self else { return }
-            self.sessionQueue.async {
-                self.shutDown(failure: MonitorError(.sourceFailed, "the camera was interrupted (a call, another app or the app in the background)"))
-            }
+        interruptionObserver = failStream(on: AVCaptureSession.wasInterruptedNotification) { _ in
+            "the camera was interrupted (a call, another app or the app in the background)"
         }
         running = true
         session.startRunning()
@@ -212,6 +201,17 @@ public final class CameraFrameSource: NSObject, FrameSource, @unchecked Sendable
             throw error
         } catch {
             throw MonitorError(.configurationFailed, "cannot configure the camera: \(error.localizedDescription)")
+        }
+    }
+
+    /// Observes `name` for the session: shuts down and ends the `start()` stream with
+    /// `MonitorError.sourceFailed` and `message` (a failure, not the end of a measurement).
+    private func failStream(on name: Notification.Name, message: @escaping @Sendable (Notification) -> String)
+        -> any NSObjectProtocol {
+        NotificationCenter.default.addObserver(forName: name, object: session, queue: nil) { [weak self] note in
+            let text = message(note)
+            guard let self else { return }
+            self.sessionQueue.async { self.shutDown(failure: MonitorError(.sourceFailed, text)) }
         }
     }
 
