@@ -138,10 +138,13 @@ public enum IntervalRejection: String, Sendable, Codable, Hashable, CaseIterable
     case ectopicOrMisplacedBeat = "ectopic_or_misplaced_beat"
     /// Starts or ends at a beat the caller excluded (e.g. judged ectopic by the beat tracker).
     case excludedBeat = "excluded_beat"
+    /// In range, but fewer than ``HRV/minimumNeighbours`` other usable intervals exist to judge it
+    /// against (a series of three or fewer): too little to tell a normal interval from an artefact.
+    case tooFewToJudge = "too_few_to_judge"
 }
 
 /// One interval kept out of HRV.
-public struct RejectedInterval: Sendable, Codable, Hashable {
+public struct RejectedInterval: Sendable, Hashable {
     /// Index into ``HRVResult/intervals`` (interval i runs from beat i to beat i + 1).
     public var index: Int
     /// The interval (ms).
@@ -158,7 +161,7 @@ public struct RejectedInterval: Sendable, Codable, Hashable {
 }
 
 /// HRV measures together with the intervals they came from and those rejected.
-public struct HRVResult: Sendable, Codable {
+public struct HRVResult: Sendable {
     /// The measures (NaN where not computable).
     public var measures: HRVMeasures
     /// Every interval between consecutive beats (ms), accepted or not.
@@ -199,6 +202,44 @@ public struct HRVResult: Sendable, Codable {
     }
 }
 
+// Intervals that are not durations (NaN, infinite: accepted as input and rejected as out of range)
+// are `null` in JSON, which has no NaN, as the measures are.
+extension RejectedInterval: Codable {
+    private enum CodingKeys: String, CodingKey { case index, intervalMs, reason }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(index, forKey: .index)
+        try c.encode(intervalMs.isFinite ? intervalMs : nil, forKey: .intervalMs)
+        try c.encode(reason, forKey: .reason)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(index: try c.decode(Int.self, forKey: .index),
+                  intervalMs: try c.decodeIfPresent(Double.self, forKey: .intervalMs) ?? .nan,
+                  reason: try c.decode(IntervalRejection.self, forKey: .reason))
+    }
+}
+
+extension HRVResult: Codable {
+    private enum CodingKeys: String, CodingKey { case measures, intervals, rejected }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(measures, forKey: .measures)
+        try c.encode(intervals.map { $0.isFinite ? $0 : nil }, forKey: .intervals)
+        try c.encode(rejected, forKey: .rejected)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(measures: try c.decode(HRVMeasures.self, forKey: .measures),
+                  intervals: try c.decode([Double?].self, forKey: .intervals).map { $0 ?? .nan },
+                  rejected: try c.decode([RejectedInterval].self, forKey: .rejected))
+    }
+}
+
 /// Heart-rate variability from accepted beats, with artefact correction first.
 ///
 /// ## Artefact and ectopic correction
@@ -206,8 +247,9 @@ public struct HRVResult: Sendable, Codable {
 /// first that applies is the reported reason)
 /// 1. it lies outside [``minimumIntervalMs``, ``maximumIntervalMs``] (30–240 bpm), or
 /// 2. it differs by more than ``maximumRelativeDeviation`` (20 %) from the median of its
-///    ``neighbourCount`` (10) nearest in-range neighbours (5 each side, the window shifted inward at
-///    the ends). This is Malik's 20 % rule made robust: comparing with a local median instead of the
+///    ``neighbourCount`` (10) nearest reference neighbours (5 each side, the window shifted inward at
+///    the ends; references are the in-range intervals that do not touch an excluded beat, so a run
+///    of distrusted beats cannot vouch for the interval next to it). This is Malik's 20 % rule made robust: comparing with a local median instead of the
 ///    previous interval means one bad interval cannot condemn the next, and up to 4 consecutive bad
 ///    intervals in a window still leave the median on normal beats. A premature (ectopic) beat gives
 ///    a short interval followed by a compensatory long one, a missed beat a double interval, a false
@@ -239,8 +281,12 @@ public struct HRVResult: Sendable, Codable {
 ///    own rule, thresholds from quartiles of |dRR| over 91 beats, flagged runs of normal beats in
 ///    a103l's steady, 4-ms-quantised ECG rhythm and let v102s's frequent extra beats raise its
 ///    thresholds; this keeps their measure of change, not their thresholds.)
-/// Rules 2 and 3 need at least ``minimumNeighbours`` (5) in-range neighbours; with fewer, intervals are kept.
 /// 4. Intervals touching a beat the caller excludes are rejected as well.
+/// 5. Rules 2 and 3 need at least ``minimumNeighbours`` (3) reference neighbours (the median of three
+///    outvotes one bad interval); an in-range interval with fewer cannot be judged and is rejected
+///    (``IntervalRejection/tooFewToJudge``) rather than trusted: only a series of three or fewer
+///    usable intervals has none, and an HRV from it would be noise (`[800, 810, 1600, 805, 795]` ms,
+///    a missed beat, read SDNN 319 ms when short series were kept unjudged).
 ///
 /// ## Definitions (HeartPy 1.2.7 from PyPI, whose `__version__` string reads 1.2.6: `analysis.py`, re-implemented)
 /// On the accepted intervals (NN, ms): `bpm` = 60000 / mean, `ibi` = mean, `sdnn` = population
@@ -285,8 +331,9 @@ public enum HRV {
     /// changes fast from beat to beat (strong sinus arrhythmia, an alternating rhythm) is not read as
     /// ectopy. Normal sinus rhythm jumps by at most about 1.4 times its median change (see ``HRV``).
     public static let pairStepFactor = 3.0
-    /// Fewest in-range neighbours needed to judge an interval by rules 2 and 3 (fewer: kept).
-    public static let minimumNeighbours = 5
+    /// Fewest reference neighbours needed to judge an interval by rules 2 and 3 (fewer: rejected as
+    /// ``IntervalRejection/tooFewToJudge``).
+    public static let minimumNeighbours = 3
     /// How close the pair's sum must be to two local medians (a full compensatory pause, or a beat time
     /// shifted within its interval, keeps the sum), as a fraction.
     public static let pairSumTolerance = 0.10
@@ -361,7 +408,7 @@ public enum HRV {
             let v = intervals[i]
             inRange[i] = v.isFinite && v >= minimumIntervalMs && v <= maximumIntervalMs
         }
-        let local = localReferences(intervals, inRange: inRange)
+        let local = localReferences(intervals, inRange: inRange, references: intervals.indices.map { !excluded.contains($0) })
         var reason = [IntervalRejection?](repeating: nil, count: n)
         for i in 0..<n where !inRange[i] { reason[i] = .outOfRange }
         // Short-long or long-short pairs summing to about two normal intervals.
@@ -390,6 +437,8 @@ public enum HRV {
                 reason[i] = .deviatesFromNeighbours
             } else if excluded.contains(i) {
                 reason[i] = .excludedBeat
+            } else if local[i] == nil {
+                reason[i] = .tooFewToJudge
             }
         }
         return (0..<n).compactMap { i in
@@ -397,30 +446,42 @@ public enum HRV {
         }
     }
 
-    /// For each in-range interval, of its ``neighbourCount`` nearest in-range neighbours (half each
+    /// For each in-range interval, of its ``neighbourCount`` nearest reference neighbours (half each
     /// side, the window shifted inward at the ends): the median and the step (median absolute change
     /// between consecutive neighbours, the interval itself left out); nil when fewer than
     /// ``minimumNeighbours`` exist (too little context to judge). Sinus arrhythmia makes the step
     /// moderate; occasional ectopic beats, being a minority, barely move it or the median. Any unit:
     /// the results come in the intervals' own.
-    public static func localReferences(_ intervals: [Double], inRange: [Bool])
+    /// - Parameters:
+    ///   - inRange: which intervals are judged (plausible durations).
+    ///   - references: which intervals may serve as neighbours (default: those in range). Intervals
+    ///     the caller already distrusts are left out here, so that a run of them (say, upstrokes found
+    ///     at half the rate while the rate was declined) cannot vouch for an interval next to it.
+    public static func localReferences(_ intervals: [Double], inRange: [Bool], references: [Bool]? = nil)
         -> [(median: Double, step: Double)?] {
-        let candidates = intervals.indices.filter { inRange[$0] }
+        let pool = intervals.indices.filter { inRange[$0] && (references?[$0] ?? true) }
         var result = [(median: Double, step: Double)?](repeating: nil, count: intervals.count)
         var window: [Double] = [], steps: [Double] = []
         window.reserveCapacity(neighbourCount)
         steps.reserveCapacity(neighbourCount)
         let half = neighbourCount / 2
-        let last = candidates.count - 1
-        for (position, i) in candidates.enumerated() {
-            var lo = position - half, hi = position + half
-            if lo < 0 { hi = min(last, hi - lo); lo = 0 }
-            if hi > last { lo = max(0, lo - (hi - last)); hi = last }
+        var p = 0  // pool position of the first reference at or after the judged interval
+        for i in intervals.indices where inRange[i] {
+            while p < pool.count && pool[p] < i { p += 1 }
+            // Neighbours: pool positions left of p, and right of it (past i itself when i is a reference).
+            let rightStart = p < pool.count && pool[p] == i ? p + 1 : p
+            let leftCount = p, rightCount = pool.count - rightStart
+            let nl = min(leftCount, max(half, neighbourCount - rightCount))
+            let nr = min(rightCount, neighbourCount - nl)
             window.removeAll(keepingCapacity: true)
             steps.removeAll(keepingCapacity: true)
-            for k in lo...hi where k != position {
-                window.append(intervals[candidates[k]])
-                if k < hi && k + 1 != position { steps.append(abs(intervals[candidates[k + 1]] - intervals[candidates[k]])) }
+            for k in (p - nl)..<p {
+                window.append(intervals[pool[k]])
+                if k + 1 < p { steps.append(abs(intervals[pool[k + 1]] - intervals[pool[k]])) }
+            }
+            for k in rightStart..<(rightStart + nr) {
+                window.append(intervals[pool[k]])
+                if k + 1 < rightStart + nr { steps.append(abs(intervals[pool[k + 1]] - intervals[pool[k]])) }
             }
             if window.count >= minimumNeighbours {
                 // Statistics.median, on scratch storage sorted in place (same values, no allocation
@@ -466,7 +527,10 @@ public enum HRV {
             m.sd1 = populationStandardDeviation(across)
             m.sd2 = populationStandardDeviation(along)
             m.s = Double.pi * m.sd1 * m.sd2
-            m.sd1sd2 = m.sd1 / m.sd2
+            // A spread below the floating-point noise of the pairs themselves (constant or exactly
+            // alternating intervals) is zero: the ratio is then undefined, not 0, 4 or 1e14.
+            let noise = 1e-9 * Statistics.mean(along)
+            if m.sd2 > noise { m.sd1sd2 = m.sd1 > noise ? m.sd1 / m.sd2 : 0 }
         }
         frequencyDomain(intervals: intervals, times: times, accepted: accepted, into: &m)
         return HRVResult(measures: m, intervals: intervals, rejected: rejected)

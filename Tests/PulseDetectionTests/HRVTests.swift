@@ -176,6 +176,21 @@ private func heartPyReferenceIntervals() -> [Double] {
         #expect(r.accepted.filter { !$0 }.count == 2)
     }
 
+    /// A run of excluded beats (say, upstrokes at half the rate found while the rate was declined)
+    /// is no reference for the interval before it: a 1250-ms interval followed by twelve excluded
+    /// beats about 1200 ms apart and then 80 beats about 600 ms apart was accepted (SDNN 73 ms) while
+    /// the excluded run made up its neighbours.
+    @Test func excludedBeatsDoNotVouchForTheirNeighbours() {
+        var rr: [Double] = [1250]
+        rr += (0..<12).map { 1200 + 10 * sin(Double($0)) }
+        rr += (0..<80).map { 600 + 8 * sin(Double($0) * 1.3) }
+        let times = beatTimes(rr)
+        let r = HRV.measures(beatTimes: times, excludedBeats: Array(2...13))
+        #expect(r.rejected.first?.index == 0)
+        #expect(r.rejected.first?.reason == .deviatesFromNeighbours)
+        #expect(r.measures.sdnn < 15)
+    }
+
     @Test func excludedBeatsRemoveBothTheirIntervals() {
         let times = beatTimes(Self.clean(60))
         let r = HRV.measures(beatTimes: times, excludedBeats: [20])
@@ -188,8 +203,49 @@ private func heartPyReferenceIntervals() -> [Double] {
     @Test func tooFewBeatsGiveNaNNotNumbers() {
         #expect(HRV.measures(beatTimes: []).measures.dictionary.isEmpty)
         #expect(HRV.measures(beatTimes: [1.0]).measures.dictionary.isEmpty)
-        let one = HRV.measures(beatTimes: [1.0, 1.8]).measures.dictionary
-        #expect(Set(one.keys) == ["bpm", "ibi", "hr_mad"])
+        // Up to three intervals none can be judged against the others: rejected, not trusted.
+        for times in [[1.0, 1.8], [1.0, 1.8, 2.6], [1.0, 1.8, 2.6, 3.4]] {
+            let r = HRV.measures(beatTimes: times)
+            #expect(r.measures.dictionary.isEmpty)
+            #expect(r.rejected.allSatisfy { $0.reason == .tooFewToJudge })
+        }
+        let four = HRV.measures(beatTimes: [1.0, 1.8, 2.6, 3.4, 4.2]).measures.dictionary
+        #expect(four["bpm"].map { abs($0 - 75) < 1e-9 } == true)
+    }
+
+    /// A missed beat among five intervals: judged against the other four (it was kept unjudged when
+    /// five neighbours were required, and read SDNN 319 ms, RMSSD 560 ms).
+    @Test func aShortSeriesStillHasItsArtefactsRejected() {
+        let r = HRV.measures(intervals: [800, 810, 1600, 805, 795])
+        #expect(r.rejected.map(\.index) == [2])
+        #expect(r.rejected.first?.reason == .deviatesFromNeighbours)
+        #expect(r.measures.sdnn < 6)
+    }
+
+    /// Constant or exactly alternating intervals have SD2 (or both SDs) at rounding noise: the ratio is
+    /// undefined, not 0 or 1e14.
+    @Test func sd1OverSd2IsUndefinedWhenTheSpreadsAreZero() {
+        #expect(HRV.measures(intervals: [Double](repeating: 800, count: 20)).measures.sd1sd2.isNaN)
+        #expect(HRV.measures(beatTimes: (0..<20).map { 0.4737 + Double($0) * 0.8 }).measures.sd1sd2.isNaN)
+        #expect(HRV.measures(intervals: (0..<20).map { $0 % 2 == 0 ? 820 : 780 }).measures.sd1sd2.isNaN)
+        let real = HRV.measures(intervals: (0..<40).map { 800 + 30 * sin(Double($0) * 1.1) }).measures
+        #expect(real.sd1sd2.isFinite && abs(real.sd1sd2 - real.sd1 / real.sd2) < 1e-12)
+    }
+
+    /// An interval that is not a duration is accepted as input (and rejected): the result still
+    /// encodes, with null where JSON has no number, and decodes back.
+    @Test func resultsWithNaNIntervalsEncodeAsJSON() throws {
+        var rr = (0..<30).map { 800 + 20 * sin(Double($0)) }
+        rr[10] = .nan
+        let r = HRV.measures(intervals: rr)
+        let data = try JSONEncoder().encode(r)
+        let object = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+        #expect((object["intervals"] as? [Any])?[10] is NSNull)
+        let back = try JSONDecoder().decode(HRVResult.self, from: data)
+        #expect(back.intervals[10].isNaN && back.intervals[11] == rr[11])
+        #expect(back.rejected.map(\.index) == r.rejected.map(\.index))
+        #expect(back.rejected.map(\.reason) == r.rejected.map(\.reason))
+        #expect(back.rejected.first { $0.index == 10 }?.reason == .outOfRange)
     }
 
     @Test func spectralMeasuresNeedFiftySecondsAndBreathingTwenty() {
