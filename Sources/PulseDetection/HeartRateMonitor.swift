@@ -131,6 +131,8 @@ public actor HeartRateMonitor {
     public func onWaveform(_ handler: @escaping @Sendable (WaveformSample) async -> Void) { handlers.onWaveform = handler }
     /// Calls `handler` for each quality report.
     public func onQuality(_ handler: @escaping @Sendable (QualityReport) async -> Void) { handlers.onQuality = handler }
+    /// Calls `handler` when the input stops for longer than the pipeline bridges (from, to: seconds).
+    public func onGap(_ handler: @escaping @Sendable (Double, Double) async -> Void) { handlers.onGap = handler }
     /// Calls `handler` when the session ends (with the source's error, if it failed).
     public func onStop(_ handler: @escaping @Sendable (MonitorError?) async -> Void) { handlers.onStop = handler }
 
@@ -236,7 +238,9 @@ public actor HeartRateMonitor {
                 }
             }
         } catch {
-            failed = MonitorError(.sourceFailed, "the frame source failed: \(error)")
+            // A source that fails with a monitor error (the camera: interrupted, misconfigured) keeps
+            // its code and its message, which is written for a person.
+            failed = error as? MonitorError ?? MonitorError(.sourceFailed, "the frame source failed: \(error)")
         }
         if case .running(let s, let source, _) = state, s == session {
             state = .idle

@@ -22,6 +22,12 @@ public struct WaveformSample: Sendable, Equatable {
     public var time: Double
     /// Dimensionless: signal divided by its recent robust standard deviation.
     public var value: Double
+
+    /// A sample (e.g. for previews and tests of code that draws the waveform).
+    public init(time: Double, value: Double) {
+        self.time = time
+        self.value = value
+    }
 }
 
 /// A heartbeat.
@@ -71,7 +77,19 @@ public struct RateEstimate: Sendable, Equatable {
     public var bpm: Double
     /// 0...1: how much the signal supports this rate (spectral concentration, agreement of channels
     /// and of the rate history). Rates below the pipeline's minimum confidence are not reported.
+    ///
+    /// What a value means in practice, on the 40 MTHS fingertip recordings (5-s window answers of
+    /// `vitals heart-rate --window 5 --hop 1`, after the first 10 s, against the pulse oximeter):
+    /// within 5 bpm in 62 % of answers below 0.3, 78 % at 0.3-0.5, 89 % at 0.5-0.7, 92 % at 0.7-0.9
+    /// and 100 % above 0.9. In 25 of the 40 recordings no 5-s window reaches 0.9; in 32 one passes 0.7.
     public var confidence: Double
+
+    /// An estimate (e.g. for previews and tests of code that shows rates).
+    public init(time: Double, bpm: Double, confidence: Double) {
+        self.time = time
+        self.bpm = bpm
+        self.confidence = confidence
+    }
 }
 
 /// Why the pipeline declined or how well the signal supports an answer, over the latest window.
@@ -100,12 +118,36 @@ public struct QualityReport: Sendable, Equatable {
     /// The channel beats are timed on and the waveform comes from, from this window on (the one whose
     /// upstrokes stand highest above its noise among those carrying the pulse).
     public var beatChannel: String = ""
+
+    /// A report from its parts (e.g. for previews and tests of code that shows signal quality).
+    public init(time: Double, index: Double, trackedBPM: Double, spectralConcentration: Double, channelAgreement: Double,
+                skewness: Double, perfusionPercent: Double?, channel: String, periodicity: Double = .nan,
+                beatChannel: String = "") {
+        self.time = time
+        self.index = index
+        self.trackedBPM = trackedBPM
+        self.spectralConcentration = spectralConcentration
+        self.channelAgreement = channelAgreement
+        self.skewness = skewness
+        self.perfusionPercent = perfusionPercent
+        self.channel = channel
+        self.periodicity = periodicity
+        self.beatChannel = beatChannel
+    }
 }
 
-/// Everything the live pipeline reports, in time order.
+/// Everything the live pipeline reports, in the order it decides it: each kind of event comes in
+/// time order, but a confirmed beat (decided after the beat tracker's lag, about 2.5 s) arrives after
+/// waveform samples of later times.
+///
+/// After contact is found, the first rate takes about 5 s (the first analysis window); until then
+/// there are only waveform samples, and no live beats or quality reports: an app shows
+/// "measuring…" meanwhile. The beats of those first seconds arrive as `confirmedBeat` events with
+/// the first rate.
 public enum PulseEvent: Sendable, Equatable {
     case waveform(WaveformSample)
-    /// A beat as soon as it is seen (within 250 ms of the pulse), for animation and sound.
+    /// A beat as soon as it is seen (within 250 ms of the pulse), for animation and sound; from the
+    /// first rate after contact on (live beats need the rate's period).
     case beat(Beat)
     /// A beat confirmed by the beat tracker after its decision lag; these are the beats intervals and
     /// HRV are computed from.

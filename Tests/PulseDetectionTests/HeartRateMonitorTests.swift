@@ -24,11 +24,13 @@ private struct DeniedSource: FrameSource {
 private struct BreakingSource: FrameSource {
     struct Unplugged: Error {}
     let inputs: [PulseInput]
+    /// What the source fails with (default: an error that is not a ``MonitorError``).
+    var failure: any Error = Unplugged()
     let nominalRate = 30.0
     func start() async throws -> AsyncThrowingStream<PulseInput, any Error> {
         AsyncThrowingStream { continuation in
             for i in inputs { continuation.yield(i) }
-            continuation.finish(throwing: Unplugged())
+            continuation.finish(throwing: failure)
         }
     }
     func stop() async {}
@@ -236,6 +238,18 @@ private final class RateDelegate: HeartRateMonitorDelegate {
         #expect(await monitor.failure?.code == .sourceFailed)
         #expect(await stops.items.count == 1)
         #expect(await stops.items.first??.code == .sourceFailed)
+    }
+
+    /// A source that fails with a monitor error of its own (the camera, interrupted) keeps its code
+    /// and its message: it was wrapped as "the frame source failed: sourceFailed: ..." and a
+    /// configurationFailed became sourceFailed.
+    @Test func aSourcesOwnMonitorErrorReachesTheAppUnwrapped() async throws {
+        let monitor = HeartRateMonitor()
+        let own = MonitorError(.configurationFailed, "the camera could not be configured")
+        let events = monitor.events
+        try await monitor.start(BreakingSource(inputs: Self.recording(seconds: 2), failure: own))
+        _ = await Self.collect(events)
+        #expect(await monitor.failure == own)
     }
 
     @Test func cancellingTheConsumingTaskDoesNotHang() async throws {
