@@ -68,6 +68,26 @@ public struct PulseAnalysis: Sendable {
         return result
     }
 
+    /// Seconds of [0, `end`] inside at least one analysis window: the time the rates and quality
+    /// reports speak for. Where the finger was off the lens, the signal unusable (flat, clipped) or
+    /// the input missing, no window was analysed; a rate can still come from the rest, and this says
+    /// how much of the recording that is. A window reaches back ``analysisWindow`` seconds from its
+    /// update, but not past the contact or the end of a gap that started its stretch.
+    public func analysedSeconds(end: Double) -> Double {
+        var restarts = gaps.map(\.to)
+        for case .contactFound(let t) in contactEvents { restarts.append(t) }
+        restarts.sort()
+        var total = 0.0, coveredTo = 0.0, r = -1
+        for q in updates {
+            while r + 1 < restarts.count && restarts[r + 1] <= q.time { r += 1 }
+            let from = max(q.time - analysisWindow, r >= 0 ? restarts[r] : 0, coveredTo)
+            let to = min(q.time, end)
+            if to > from { total += to - from }
+            coveredTo = max(coveredTo, to)
+        }
+        return total
+    }
+
     private mutating func computeHRV() {
         guard let (result, first) = hrvWithIndex(from: -.infinity, to: .infinity) else { return }
         for r in result.rejected where first + r.index + 1 < beats.count {

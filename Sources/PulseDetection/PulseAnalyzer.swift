@@ -103,6 +103,10 @@ public struct PulseAnalyzer: Sendable {
         public var nonFinite = 0
         public var nonIncreasingTime = 0
         public var wrongKind = 0
+        /// Runs of identical samples (``Settings/clippingRun`` or longer) on the channel beats are
+        /// timed on: a clipped or disconnected sensor. Upstrokes within ``Settings/clippingHoldoff``
+        /// after each are not taken as beats, so many of them explain a rate with few beats.
+        public var flatRuns = 0
     }
 
     public let settings: Settings
@@ -597,6 +601,7 @@ public struct PulseAnalyzer: Sendable {
             if x == last {
                 run += 1
                 if run >= flatSamples { blocked = time + holdoff }
+                if run == flatSamples && isSelected { rejections.flatRuns += 1 }
             } else {
                 run = 0
             }

@@ -110,8 +110,17 @@ struct HeartRate: ParsableCommand {
         } else {
             print("heart rate  not reported: the signal quality was too low for a trustworthy answer")
         }
+        let analysed = analysis.analysedSeconds(end: recording.coveredDuration)
+        if analysed < 0.9 * recording.coveredDuration {
+            print(String(format: "analysed    %.1f of %.1f s (the rest: no finger on the lens, a flat or clipped signal, or gaps)",
+                         analysed, recording.coveredDuration))
+        }
         let declined = analysis.beats.filter(analysis.foundWhileDeclined).count
         print("beats       \(analysis.beats.count)" + (declined > 0 ? " (\(declined) found while the rate was declined)" : ""))
+        if analysis.rejections.flatRuns > 0 {
+            let runs = analysis.rejections.flatRuns
+            print("            \(runs) run\(runs == 1 ? "" : "s") of identical samples (a clipped or disconnected sensor?): no beat taken within 0.5 s after each")
+        }
         if case .object(let fields) = report, let hrv = fields.first(where: { $0.0 == "hrv" })?.1, case .object(let m) = hrv {
             let pick = ["rmssd", "sdnn", "pnn50", "lf/hf", "breathingrate"]
             let parts = m.filter { pick.contains($0.0) }.map { k, v -> String in

@@ -604,3 +604,40 @@ func beatsStillBeingDecidedWhenAStretchEndsAreConfirmed(liftOff: Bool) {
         #expect(abs(hrv.sdnn - truth.sdnn) < 0.5 * abs(withDeclined.sdnn - truth.sdnn))
     }
 }
+
+/// What the analysis says about the part of a recording it could not use.
+@Suite struct AnalysedCoverageTests {
+    /// A finger on the lens for the first 10 s of 30: the rate comes from those 10 s, and the
+    /// analysis says it covered about 10 s, not 30 (it said nothing).
+    @Test func aFingerLiftedForGoodLeavesTheRestUnanalysed() {
+        var s = SimulatedFinger.Settings()
+        s.seed = 3
+        s.liftOffs = [10..<40]
+        var finger = SimulatedFinger(settings: s)
+        let lifted = PulseAnalysis.run(finger.inputs(duration: 30), sampleRate: 30)
+        let covered = lifted.analysedSeconds(end: 30)
+        #expect(covered > 8 && covered < 12, "analysed \(covered) s")
+        s.liftOffs = []
+        finger = SimulatedFinger(settings: s)
+        let whole = PulseAnalysis.run(finger.inputs(duration: 30), sampleRate: 30).analysedSeconds(end: 30)
+        #expect(whole > 28, "analysed \(whole) s")
+    }
+
+    /// Runs of exactly identical samples (a clipped sensor, or a synthetic baseline with no noise)
+    /// block the upstrokes after them; they are counted so that a rate with few beats is explained.
+    @Test func flatRunsAreCounted() {
+        func ppg(noise: Double) -> [PulseInput] {
+            var rng = SplitMix64(seed: 5)
+            return (0..<(60 * 250)).map { i in
+                let t = Double(i) / 250
+                let p = (t * 62 / 60).truncatingRemainder(dividingBy: 1)
+                // A systolic and a dicrotic wave on a baseline that is exactly flat between beats.
+                var v = p < 0.75 ? exp(-pow((p - 0.2) / 0.07, 2)) + 0.35 * exp(-pow((p - 0.5) / 0.08, 2)) : 0
+                if v < 1e-6 { v = 0 }
+                return .ppg(time: t, value: 10 + v + noise * rng.gaussian())
+            }
+        }
+        #expect(PulseAnalysis.run(ppg(noise: 0), sampleRate: 250).rejections.flatRuns > 50)
+        #expect(PulseAnalysis.run(ppg(noise: 1e-4), sampleRate: 250).rejections.flatRuns == 0)
+    }
+}
