@@ -40,6 +40,8 @@ public struct CSVFile: Sendable {
     public let source: String
     private let bytes: [UInt8]
     private let bodyStart: Int
+    /// Whether the first line names the columns (otherwise they are numbered from the first row).
+    private let hasHeader: Bool
     private let separator: UInt8
 
     /// Reads `path` and its header line.
@@ -85,6 +87,7 @@ public struct CSVFile: Sendable {
         let names = text.split(separator: Character(UnicodeScalar(sep)), omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \"'")) }
         self.separator = sep
+        self.hasHeader = hasHeader
         self.source = source
         self.bytes = bytes
         if hasHeader {
@@ -147,7 +150,8 @@ public struct CSVFile: Sendable {
         return i
     }
 
-    /// Calls `body` once per non-blank data line with the byte ranges of its fields.
+    /// Calls `body` once per non-blank data line with the byte ranges of its fields. A separator inside
+    /// double quotes does not split (`"100,5"` is one field, quotes included in its range).
     ///
     /// - Complexity: O(file size); no allocation per line beyond the reused range array.
     public func forEachRow(_ body: (_ line: Int, _ fields: [Range<Int>], _ bytes: UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
@@ -166,10 +170,14 @@ public struct CSVFile: Sendable {
                     ranges.removeAll(keepingCapacity: true)
                     var f = i
                     var j = i
+                    var quoted = false
                     while j < stop {
-                        if buf[j] == separator {
+                        let c = buf[j]
+                        if c == separator && !quoted {
                             ranges.append(f..<j)
                             f = j + 1
+                        } else if c == 0x22 {
+                            quoted.toggle()
                         }
                         j += 1
                     }
@@ -202,6 +210,15 @@ public struct CSVFile: Sendable {
         let estimate = bytes.count / max(8, header.count * 6)
         for k in out.indices { out[k].reserveCapacity(estimate) }
         try forEachRow { line, fields, buf in
+            // More fields than the header names: the row does not line up with the columns (a
+            // separator inside an unquoted value, a decimal comma), so every value read from it
+            // could be the wrong one. Empty trailing fields (a trailing separator) are harmless.
+            if hasHeader, fields.count > header.count,
+               fields[header.count...].contains(where: { r in buf[r].contains { $0 != 0x20 && $0 != 0x09 } }) {
+                throw InputError(.notANumber,
+                                 "\(source): line \(line) has \(fields.count) fields but the header names \(header.count) columns"
+                                 + (separator == 0x2C ? " (a value with a comma in it, such as a decimal comma, must be quoted or use a decimal point)" : ""))
+            }
             for (k, c) in indices.enumerated() {
                 guard c < fields.count else {
                     out[k].append(.nan)
@@ -210,7 +227,8 @@ public struct CSVFile: Sendable {
                 guard let v = CSVFile.parseDouble(buf, fields[c]) else {
                     let text = String(decoding: UnsafeBufferPointer(rebasing: buf[fields[c]]), as: UTF8.self)
                     throw InputError(.notANumber,
-                                     "\(source): line \(line), column '\(header[c])': '\(text.prefix(40))' is not a number")
+                                     "\(source): line \(line), column '\(header[c])': '\(text.prefix(40))' is not a number"
+                                     + (text.contains(",") ? " (a decimal comma? numbers need a decimal point)" : ""))
                 }
                 out[k].append(v)
             }

@@ -37,6 +37,26 @@ import Testing
         }
     }
 
+    /// A separator inside quotes does not split: `"100,4974"` was read as 100 with 4974 an extra,
+    /// ignored field (a rate came out of the integer parts alone).
+    @Test func aCommaInsideQuotesStaysInItsField() throws {
+        let f = try csv("time_s,ppg,note\n0,1.5,\"x, y\"\n0.5,2.5,\"z\"\n")
+        #expect(try f.numericColumns([0, 1]) == [[0, 0.5], [1.5, 2.5]])
+        let decimalComma = try csv("time_s,ppg\n0,\"100,4974\"\n")
+        #expect(throws: InputError(.notANumber,
+                                   "t.csv: line 2, column 'ppg': '\"100,4974\"' is not a number (a decimal comma? numbers need a decimal point)")) {
+            try decimalComma.numericColumns([0, 1])
+        }
+    }
+
+    /// A row with more values than the header has columns does not line up with them.
+    @Test func aRowWithMoreValuesThanColumnsIsAnError() throws {
+        let f = try csv("time_s,ppg\n0,1.5\n0.5,100,4974\n")
+        #expect(throws: InputError.self) { try f.numericColumns([0, 1]) }
+        // A trailing separator (an empty last field) is harmless.
+        #expect(try csv("time_s,ppg\n0,1.5,\n0.5,2.5, \n").numericColumns([0, 1]) == [[0, 0.5], [1.5, 2.5]])
+    }
+
     @Test func missingColumnListsTheHeader() throws {
         let f = try csv("time,red,green\n1,2,3\n")
         #expect(throws: InputError(.missingColumn, "t.csv: column 'ppg' not found in header: time,red,green")) {
