@@ -118,6 +118,11 @@ public struct MotionLog: Sendable {
     /// phone, watch and consumer IMU gyroscopes. A 99th percentile above it is not a rotation rate.
     public static let maximumRotationRate = 70.0
 
+    /// Largest acceleration a sample can hold, g (total, user or gravity): twice the ±32 g full scale
+    /// of the widest phone, watch and wearable accelerometers, as the pedometer's limit. A larger
+    /// value is no acceleration (a corrupt field or a unit slip); its row is dropped like a NaN.
+    public static let maximumAcceleration = 64.0
+
     /// A gap is an interval longer than this many median intervals.
     public static let gapFactor = 3.0
 
@@ -265,6 +270,63 @@ public struct MotionLog: Sendable {
         guard keep.count >= 2 else {
             throw InputError(.tooShort, "\(source): fewer than 2 complete motion rows")
         }
+
+        func vectors(_ idx: [Int]?, scale: Double) -> [Vector3]? {
+            guard let idx else { return nil }
+            let a = byIndex[idx[0]]!, b = byIndex[idx[1]]!, c = byIndex[idx[2]]!
+            return keep.map { Vector3(x: a[$0] * scale, y: b[$0] * scale, z: c[$0] * scale) }
+        }
+
+        // Units: explicit options win; else a unit suffix in the header, the layout's convention, or
+        // the data's own magnitude (said in a note). Contradictions are errors. Both are read from
+        // robust statistics (median, 99th percentile), so a few corrupt samples do not sway them.
+        let accelScale = try Self.accelerationScale(
+            total: accelIdx.map { vectors($0, scale: 1)! }, user: userIdx.map { vectors($0, scale: 1)! },
+            gravity: gravityIdx.map { vectors($0, scale: 1)! }, header: header,
+            columns: [accelIdx, userIdx, gravityIdx].compactMap { $0 }.flatMap { $0 },
+            option: options.accelerationUnit, source: source, notes: &notes)
+        let gyroScale = try Self.rotationScale(
+            rate: gyroIdx.map { vectors($0, scale: 1)! }, header: header, columns: gyroIdx ?? [],
+            option: options.rotationUnit, source: source, notes: &notes)
+
+        // Samples beyond every sensor's range are dropped like NaN ones: one value of 1e200 turned a
+        // log's 6 reps into 0 and an impact into "inf g".
+        let accelerationLimits: [(idx: [Int], scale: Double)] = [
+            (accelIdx, accelScale.total), (userIdx, accelScale.user), (gravityIdx, accelScale.gravity),
+        ].compactMap { i, s in i.map { ($0, abs(s)) } }
+        func outOfRange(_ r: Int) -> (column: Int, value: Double)? {
+            for (idx, scale) in accelerationLimits {
+                let v = Vector3(x: byIndex[idx[0]]![r] * scale, y: byIndex[idx[1]]![r] * scale, z: byIndex[idx[2]]![r] * scale)
+                // A magnitude that overflows reads as inf, beyond the limit as it should.
+                if !(v.magnitude <= maximumAcceleration) {
+                    let worst = idx.max { abs(byIndex[$0]![r]) < abs(byIndex[$1]![r]) }!
+                    return (worst, byIndex[worst]![r])
+                }
+            }
+            if let gyroIdx {
+                for c in gyroIdx where abs(byIndex[c]![r]) * gyroScale > maximumRotationRate { return (c, byIndex[c]![r]) }
+            }
+            return nil
+        }
+        var inRange: [Int] = []
+        inRange.reserveCapacity(keep.count)
+        var firstOut: (row: Int, column: Int, value: Double)?
+        for r in keep {
+            if let bad = outOfRange(r) {
+                if firstOut == nil { firstOut = (r, bad.column, bad.value) }
+            } else {
+                inRange.append(r)
+            }
+        }
+        if let firstOut {
+            notes.append(String(format: "dropped %d of %d rows with a value beyond any motion sensor's range (|acceleration| over %g g or a rotation rate over %g rad/s), the first at line %d, column '%@' (%.3g)",
+                                keep.count - inRange.count, n, maximumAcceleration, maximumRotationRate,
+                                csv.lineNumber(ofRow: firstOut.row), header[firstOut.column], firstOut.value))
+            keep = inRange
+            guard keep.count >= 2 else {
+                throw InputError(.tooShort, "\(source): fewer than 2 motion rows within the sensors' range")
+            }
+        }
         if !timeIsDate, let scale = Self.timeScaleFromSpacing(keep.map { rawTime[$0] }) {
             rawTime = rawTime.map { $0 * scale.factor }
             notes.append(scale.note)
@@ -275,23 +337,6 @@ public struct MotionLog: Sendable {
         }
         let t0 = rawTime[keep[0]]
         let time = keep.map { rawTime[$0] - t0 }
-
-        func vectors(_ idx: [Int]?, scale: Double) -> [Vector3]? {
-            guard let idx else { return nil }
-            let a = byIndex[idx[0]]!, b = byIndex[idx[1]]!, c = byIndex[idx[2]]!
-            return keep.map { Vector3(x: a[$0] * scale, y: b[$0] * scale, z: c[$0] * scale) }
-        }
-
-        // Units: explicit options win; else a unit suffix in the header, the layout's convention, or
-        // the data's own magnitude (said in a note). Contradictions are errors.
-        let accelScale = try Self.accelerationScale(
-            total: accelIdx.map { vectors($0, scale: 1)! }, user: userIdx.map { vectors($0, scale: 1)! },
-            gravity: gravityIdx.map { vectors($0, scale: 1)! }, header: header,
-            columns: [accelIdx, userIdx, gravityIdx].compactMap { $0 }.flatMap { $0 },
-            option: options.accelerationUnit, source: source, notes: &notes)
-        let gyroScale = try Self.rotationScale(
-            rate: gyroIdx.map { vectors($0, scale: 1)! }, header: header, columns: gyroIdx ?? [],
-            option: options.rotationUnit, source: source, notes: &notes)
 
         var log = MotionLog(source: source, time: time, notes: notes, sampleRate: 0, gaps: [])
         log.gravity = vectors(gravityIdx, scale: accelScale.gravity)?.map { $0.normalized }

@@ -42,9 +42,21 @@ struct MotionLogArguments: ParsableArguments {
 }
 
 /// Prints an Encodable as one JSON document on stdout.
+/// - Throws: `CLIError`, one line, when the value cannot be written as JSON (a non-finite number:
+///   readers keep those out, so it is a defect), instead of Foundation's `EncodingError` dump.
 func printJSON<T: Encodable>(_ value: T) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
-    let data = try encoder.encode(value)
+    let data: Data
+    do {
+        data = try encoder.encode(value)
+    } catch let EncodingError.invalidValue(value, context) {
+        let path = context.codingPath.enumerated().map { i, key in
+            key.intValue.map { "[\($0)]" } ?? (i == 0 ? key.stringValue : "." + key.stringValue)
+        }.joined()
+        throw CLIError("cannot write JSON: \(value) at \(path.isEmpty ? "the top level" : path) is not a finite number (a defect; please report it with the input)")
+    } catch {
+        throw CLIError("cannot write JSON: \(error.localizedDescription)")
+    }
     print(String(decoding: data, as: UTF8.self))
 }

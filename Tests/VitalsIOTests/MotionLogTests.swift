@@ -24,6 +24,35 @@ import MotionAnalysis
         #expect(try parse(rawLog(rows: 200, dt: 0.02, gyroScale: 300), MotionLogOptions(rotationUnit: .degreesPerSecond)).rotationRate != nil)
     }
 
+    @Test func samplesBeyondEverySensorsRangeAreDroppedAndSaid() throws {
+        // One gyro value of 1e200 turned a tennis log's 6 reps into 0, and an acceleration of 1e155
+        // printed an impact of "inf g": such rows are dropped (as NaN rows are), with a note naming
+        // the first one's line and column.
+        var lines = rawLog(rows: 300, dt: 0.01).split(separator: "\n").map(String.init)
+        lines[101] = "1.0,0,0,-1,1e200,0.1,0.3"
+        lines[201] = "2.0,1e155,0,-1,0,0.1,0.3"
+        let log = try parse(lines.joined(separator: "\n"))
+        #expect(log.count == 298)
+        #expect(log.notes.contains { $0.contains("dropped 2 of 300 rows") && $0.contains("line 102, column 'gyro_x'") })
+        #expect(log.rotationRate!.allSatisfy { max(abs($0.x), abs($0.y), abs($0.z)) <= MotionLog.maximumRotationRate })
+        #expect(log.acceleration!.allSatisfy { $0.magnitude <= MotionLog.maximumAcceleration })
+        // 100 g in m/s² (981) is beyond the limit too; 10 g (98) is a hard impact and kept.
+        lines = rawLog(rows: 300, dt: 0.01).split(separator: "\n").map(String.init)
+        lines = [lines[0]] + lines.dropFirst().map { l in
+            var f = l.split(separator: ",").map(String.init)
+            f[3] = String(Double(f[3])! * -9.80665)
+            return f.joined(separator: ",")
+        }
+        lines[50] = "0.49,0,0,981,0,0.1,0.3"
+        lines[60] = "0.59,0,0,98,0,0.1,0.3"
+        let mps2 = try parse(lines.joined(separator: "\n"))
+        #expect(mps2.count == 299)
+        #expect(mps2.acceleration!.contains { abs($0.z + 10) < 0.1 })
+        // Every row out of range: an error, not an empty log.
+        let all = "time,acc_x,acc_y,acc_z\n" + (0..<50).map { "\(Double($0) * 0.01),0,0,-100" }.joined(separator: "\n")
+        #expect(throws: InputError.self) { try self.parse(all, MotionLogOptions(accelerationUnit: .g)) }
+    }
+
     @Test func aRateFasterThanAnyMotionSensorIsAnError() throws {
         // Microseconds read as seconds: 1 MHz, before analysed as 3 ms of motion.
         do {
