@@ -559,32 +559,36 @@ enum InfluxAnnotatedCSV {
         return prefixes.contains { bytes[start...].starts(with: $0) }
     }
 
-    /// The same rows as plain CSV with one header: annotations, blank lines and repeated headers removed.
+    /// The same rows as plain CSV with one header: the header first, then every later line of the
+    /// input in place, annotations, blank lines and repeated headers left blank (so a data row keeps
+    /// its line number for messages; the reader skips blank lines). A UTF-8 byte-order mark is dropped.
     static func plainCSV(_ bytes: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var header: ArraySlice<UInt8>?
-        var i = 0
+        let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        // Lines as ranges without their CR LF / LF ending.
+        var lines: [Range<Int>] = []
+        var i = start
         while i < bytes.count {
             var end = i
             while end < bytes.count && bytes[end] != 0x0A { end += 1 }
             var stop = end
             if stop > i && bytes[stop - 1] == 0x0D { stop -= 1 }
-            let line = bytes[i..<stop]
-            let blank = line.allSatisfy { $0 == 0x20 || $0 == 0x2C }
-            if !blank && line.first != UInt8(ascii: "#") {
-                if header == nil {
-                    header = line
-                    out.append(contentsOf: line)
-                    out.append(0x0A)
-                } else if line.elementsEqual(header!) {
-                    // a repeated header of the next table
-                } else {
-                    out.append(contentsOf: line)
-                    out.append(0x0A)
-                }
-            }
+            lines.append(i..<stop)
             i = end + 1
+        }
+        func isRow(_ r: Range<Int>) -> Bool {
+            let line = bytes[r]
+            return !line.allSatisfy { $0 == 0x20 || $0 == 0x2C } && line.first != UInt8(ascii: "#")
+        }
+        guard let headerRange = lines.first(where: isRow) else { return [] }
+        let header = bytes[headerRange]
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        out.append(contentsOf: header)
+        out.append(0x0A)
+        // The first line is an annotation (that is how the layout is recognised): the header takes its place.
+        for r in lines.dropFirst() {
+            if isRow(r) && !bytes[r].elementsEqual(header) { out.append(contentsOf: bytes[r]) }
+            out.append(0x0A)
         }
         return out
     }

@@ -152,6 +152,25 @@ import MotionAnalysis
         #expect(log.notes.contains { $0.contains("m/s2") })
     }
 
+    @Test func influxAnnotatedCSVWithAByteOrderMarkIsReadAndMessagesNameFileLines() throws {
+        // With a BOM the '#group' line was kept as the header ("no time column"); and row numbers
+        // counted from the plain CSV, 3 annotation lines (plus blank lines, repeated headers) short.
+        func table(_ range: Range<Int>) -> String {
+            ",result,table,_time,Ax,Ay,Az,Gx,Gy,Gz\n" + range.map {
+                ",,0,2025-11-18T17:40:\(String(format: "%06.3f", Double($0) * 0.01))Z,0,0,9.81,\($0 == 150 ? "1e200" : "0.1"),0,0\n"
+            }.joined()
+        }
+        let text = "\u{FEFF}#group,FALSE,FALSE,FALSE,FALSE,FALSE,FALSE,FALSE,FALSE,FALSE\r\n"
+            + "#datatype,string,long,dateTime:RFC3339,double,double,double,double,double,double\n"
+            + "#default,_result,,,,,,,,\n" + table(0..<100) + "\n" + table(100..<200)
+        let log = try parse(text)
+        #expect(log.count == 199)
+        #expect(log.notes.contains { $0.contains("read as InfluxDB") })
+        // Row 150 is on file line 4 (header) + 100 + 2 (blank line, repeated header) + 50 + 1 = 157.
+        #expect(log.notes.contains { $0.contains("line 157, column 'Gx'") })
+        #expect(String(decoding: InfluxAnnotatedCSV.plainCSV(Array(text.utf8)), as: UTF8.self).hasPrefix(",result,table,_time"))
+    }
+
     @Test func columnsMappingAndExplicitUnitsOverrideRecognition() throws {
         let text = "ts,p,q,r,u,v,w\n0,0,0,1,0,0,0\n0.02,0,0,1,0.1,0,0\n0.04,0,0,1,0.2,0,0\n"
         let columns = try MotionLogOptions.parseColumns("time=ts,accel.x=p,accel.y=q,accel.z=r,gyro.x=u,gyro.y=v,gyro.z=w")
