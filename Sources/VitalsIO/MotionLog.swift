@@ -101,6 +101,9 @@ public struct MotionLog: Sendable {
     public var sampleRate: Double
     /// Gaps longer than `gapFactor` median intervals: (index of the first sample after the gap, length s).
     public var gaps: [(index: Int, seconds: Double)]
+    /// Whether the times were numbers taken as seconds for want of any other sign (no date-time text,
+    /// no unit in the column name, no telling spacing): then a rate far too low may be milliseconds.
+    var timesAssumedSeconds = false
 
     /// Every role a `--columns` mapping may name.
     public static let roles: [String] = [
@@ -136,8 +139,12 @@ public struct MotionLog: Sendable {
     /// - Throws: `InputError.badRate` naming the log's rate and the rate needed.
     public func requireSampleRate(atLeast minimum: Double, for purpose: String) throws {
         guard sampleRate >= minimum else {
-            throw InputError(.badRate, String(format: "%@: %.3g Hz is too slow for %@ (need %g Hz or more)",
-                                              source, sampleRate, purpose, minimum))
+            // Milliseconds read as seconds give a rate a thousand times too low (samples 2 or more
+            // "seconds" apart), as heart-rate input says for its time_s column.
+            let hint = timesAssumedSeconds && sampleRate < 0.5 && sampleRate * 1000 >= minimum
+                ? " (are the times in milliseconds? name the time column like 'time_ms' or 'time (ms)', or convert it to seconds)" : ""
+            throw InputError(.badRate, String(format: "%@: %.3g Hz is too slow for %@ (need %g Hz or more)%@",
+                                              source, sampleRate, purpose, minimum, hint))
         }
     }
 
@@ -233,14 +240,17 @@ public struct MotionLog: Sendable {
                                  "\(source): line \(csv.lineNumber(ofRow: k)), column '\(header[timeIndex])': '\(s.prefix(40))' is neither a number nor a date-time")
             }
         }
+        var timeScaled = timeIsDate
         if !timeIsDate {
             let name = header[timeIndex].lowercased()
             if name.contains("(ms)") || name.hasSuffix("_ms") || name.hasSuffix("ms") && !name.hasSuffix("ums") {
                 rawTime = rawTime.map { $0 / 1000 }
                 notes.append("time column '\(header[timeIndex])' read as milliseconds")
+                timeScaled = true
             } else if name.contains("ns") && (name.contains("(ns)") || name.hasSuffix("_ns")) {
                 rawTime = rawTime.map { $0 / 1e9 }
                 notes.append("time column '\(header[timeIndex])' read as nanoseconds")
+                timeScaled = true
             }
         }
 
@@ -330,6 +340,7 @@ public struct MotionLog: Sendable {
         if !timeIsDate, let scale = Self.timeScaleFromSpacing(keep.map { rawTime[$0] }) {
             rawTime = rawTime.map { $0 * scale.factor }
             notes.append(scale.note)
+            timeScaled = true
         }
         for k in 1..<keep.count where !(rawTime[keep[k]] > rawTime[keep[k - 1]]) {
             throw InputError(.badTimestamps,
@@ -339,6 +350,7 @@ public struct MotionLog: Sendable {
         let time = keep.map { rawTime[$0] - t0 }
 
         var log = MotionLog(source: source, time: time, notes: notes, sampleRate: 0, gaps: [])
+        log.timesAssumedSeconds = !timeScaled
         log.gravity = vectors(gravityIdx, scale: accelScale.gravity)?.map { $0.normalized }
         log.userAcceleration = vectors(userIdx, scale: accelScale.user)
         log.acceleration = vectors(accelIdx, scale: accelScale.total)

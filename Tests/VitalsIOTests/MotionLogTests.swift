@@ -63,6 +63,17 @@ import MotionAnalysis
         }
         let slow = try parse(rawLog(rows: 300, dt: 1))
         #expect(throws: InputError.self) { try slow.requireSampleRate(atLeast: 4, for: "the motion detectors") }
+        // 100 Hz in milliseconds read as seconds is 0.1 Hz: the error asks whether they are milliseconds
+        // (it did not); 1 Hz in dates or named milliseconds is not asked about.
+        func message(_ log: MotionLog) -> String {
+            do { try log.requireSampleRate(atLeast: 4, for: "the motion detectors") } catch let e as InputError { return e.message } catch {}
+            return ""
+        }
+        #expect(message(try parse(rawLog(rows: 300, dt: 10))).contains("milliseconds?"))
+        #expect(!message(slow).contains("milliseconds?"))
+        let named = "time_ms" + rawLog(rows: 300, dt: 10_000).dropFirst(4)
+        let namedMessage = message(try parse(named))
+        #expect(namedMessage.contains("is too slow") && !namedMessage.contains("milliseconds?"))
         try parse(rawLog(rows: 300, dt: 0.1)).requireSampleRate(atLeast: 4, for: "the motion detectors")
     }
 
