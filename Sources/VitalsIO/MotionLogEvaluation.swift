@@ -170,6 +170,22 @@ extension MotionEvaluation {
         return nil
     }
 
+    /// The tennis-ace files in `directory` whose names give their stroke type (`strokeType(of:)`), and
+    /// the names of the CSV files that do not (no gate applies to them, so they are not evaluated).
+    /// - Throws: `InputError.fileNotFound` when the directory is missing, holds no CSV, or holds no
+    ///   file of a known type (naming the files ignored): a gate over no strokes would pass.
+    public static func swingFiles(in directory: String) throws -> (files: [String], ignored: [String]) {
+        let all = try csvFiles(in: directory)
+        let files = all.filter { strokeType(of: $0) != nil }
+        let ignored = all.filter { strokeType(of: $0) == nil }.map { ($0 as NSString).lastPathComponent }
+        guard !files.isEmpty else {
+            let shown = ignored.prefix(5).joined(separator: ", ") + (ignored.count > 5 ? " and \(ignored.count - 5) more" : "")
+            throw InputError(.fileNotFound,
+                             "\(directory): no tennis-ace stroke files (names containing forehand, backhand, serve or idle); ignored \(ignored.count) of unknown type: \(shown)")
+        }
+        return (files, ignored)
+    }
+
     public struct SwingCounts: Sendable, Codable {
         public var events: Int
         public var forehands: Int

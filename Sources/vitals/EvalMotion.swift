@@ -97,6 +97,8 @@ struct EvalSwings: ParsableCommand {
         var files: [MotionEvaluation.SwingResult]
         var failures: [String]
         var pass: Bool
+        /// CSV files whose names give no stroke type, not evaluated.
+        var ignored: [String]
     }
 
     static func failures(_ r: MotionEvaluation.SwingResult) -> [String] {
@@ -117,10 +119,15 @@ struct EvalSwings: ParsableCommand {
 
     func run() throws {
         try CLIError.wrap {
-            let rows = try MotionEvaluation.csvFiles(in: directory).map { try MotionEvaluation.swings(file: $0, wrist: wrist) }
+            let (files, ignored) = try MotionEvaluation.swingFiles(in: directory)
+            if !ignored.isEmpty {
+                warn("ignored \(ignored.count) file(s) whose names give no stroke type (forehand, backhand, serve, idle): "
+                     + ignored.joined(separator: ", "))
+            }
+            let rows = try files.map { try MotionEvaluation.swings(file: $0, wrist: wrist) }
             let failures = rows.flatMap(Self.failures)
             if json {
-                try printJSON(Report(files: rows, failures: failures, pass: failures.isEmpty))
+                try printJSON(Report(files: rows, failures: failures, pass: failures.isEmpty, ignored: ignored))
             } else {
                 func line(_ name: String, _ c: MotionEvaluation.SwingCounts) -> String {
                     pad(name, 38) + String(format: "%5d %4d %4d %4d %5d %6.2f %8@ %7@", c.events, c.forehands, c.backhands, c.serves,

@@ -281,6 +281,27 @@ import MotionAnalysis
         #expect(sets[0].start_s == 2 && sets[0].end_s == 7)
     }
 
+    @Test func swingEvaluationNeedsFilesOfAKnownStrokeType() throws {
+        // A directory of other logs was evaluated as type "unknown", no gate applied, and
+        // `vitals eval swings --check` passed.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("swing-files-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for name in ["2017-03-30_Individual_1.csv", "notes.txt"] {
+            try "time,acc_x,acc_y,acc_z\n".write(toFile: dir + "/" + name, atomically: true, encoding: .utf8)
+        }
+        do {
+            _ = try MotionEvaluation.swingFiles(in: dir)
+            Issue.record("expected an error")
+        } catch let e as InputError {
+            #expect(e.code == .fileNotFound && e.message.contains("2017-03-30_Individual_1.csv"))
+        }
+        try "time,acc_x,acc_y,acc_z\n".write(toFile: dir + "/Serves_100Hz.csv", atomically: true, encoding: .utf8)
+        let found = try MotionEvaluation.swingFiles(in: dir)
+        #expect(found.files.map { ($0 as NSString).lastPathComponent } == ["Serves_100Hz.csv"])
+        #expect(found.ignored == ["2017-03-30_Individual_1.csv"])
+    }
+
     @Test func referenceStrokesArePeaksAboveTheRateAtLeastApart() {
         let time = (0..<1000).map { Double($0) / 100 }
         let rate = time.map { t in Vector3(x: 0, y: 0, z: [1.0, 2.5, 3.2, 6.0].contains { abs(t - $0) < 0.05 } ? 7 : 1) }
