@@ -61,12 +61,23 @@ public enum StepLogs {
         }
     }
 
-    /// Reads an accelerometer recording, recognising the layout by content: Oxford (no header,
-    /// `timestamp_ns,sensor_type,x,y,z` in m/s²), IPOL (`Acquisition frequency: N Hz` then a
-    /// tab-separated `PacketCounter Acc_X Acc_Y Acc_Z ...` header, m/s²), otherwise a motion CSV log.
+    /// The Oxford layout's column names, which its files may carry as a header line.
+    static let oxfordHeader = ["timestamp_ns", "sensor_type", "x", "y", "z"]
+
+    /// Whether `line` is the Oxford header `timestamp_ns,sensor_type,x,y,z` (any case, spaces, BOM).
+    static func isOxfordHeader<S: StringProtocol>(_ line: S) -> Bool {
+        line.split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\"\u{FEFF}")).lowercased() } == oxfordHeader
+    }
+
+    /// Reads an accelerometer recording, recognising the layout by content: Oxford
+    /// (`timestamp_ns,sensor_type,x,y,z` in m/s², with or without that header line), IPOL
+    /// (`Acquisition frequency: N Hz` then a tab-separated `PacketCounter Acc_X Acc_Y Acc_Z ...`
+    /// header, m/s²), otherwise a motion CSV log read with `options` (columns and units; the other
+    /// layouts have fixed ones, and a note says the options were not used).
     /// - Throws: `InputError` for missing files, unknown layouts, non-numbers, time going backwards,
     ///   or fewer than 2 samples.
-    public static func read(path: String) throws -> AccelerationRecording {
+    public static func read(path: String, options: MotionLogOptions = MotionLogOptions()) throws -> AccelerationRecording {
         guard FileManager.default.fileExists(atPath: path) else {
             throw InputError(.fileNotFound, "\(path): no such file")
         }
@@ -75,22 +86,37 @@ public enum StepLogs {
         }
         let bytes = [UInt8](data)
         let head = String(decoding: bytes.prefix(512), as: UTF8.self)
+        let optionsGiven = !options.columns.isEmpty || options.accelerationUnit != nil || options.rotationUnit != nil
+        func fixedLayout(_ r: AccelerationRecording) -> AccelerationRecording {
+            var r = r
+            if optionsGiven {
+                r.notes.append("--columns, --accel-unit and --gyro-unit apply to motion CSV logs; not used for the \(r.format) layout (fixed columns, m/s²)")
+            }
+            return r
+        }
         if head.contains("PacketCounter") || head.hasPrefix("Acquisition frequency") {
-            return try readIPOL(bytes: bytes, source: path)
+            return fixedLayout(try readIPOL(bytes: bytes, source: path))
         }
         let firstLine = head.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         let fields = firstLine.split(separator: ",")
-        if fields.count == 5, fields.allSatisfy({ Double($0.trimmingCharacters(in: .whitespaces)) != nil }) {
-            return try readOxford(bytes: bytes, source: path)
+        let numeric = !fields.isEmpty && fields.allSatisfy({ Double($0.trimmingCharacters(in: .whitespaces)) != nil })
+        if numeric && fields.count == 5 || isOxfordHeader(firstLine) {
+            return fixedLayout(try readOxford(bytes: bytes, source: path))
         }
-        return try readMotionLog(path: path)
+        if numeric {
+            throw InputError(.unsupportedFormat, "\(path): line 1 is \(fields.count) numbers and no header; the headerless layout this reads is Oxford's 5 columns timestamp_ns,sensor_type,x,y,z (a motion CSV log needs a header line)")
+        }
+        return try readMotionLog(path: path, options: options)
     }
 
-    /// Reads the Oxford step-counter layout: no header, `timestamp_ns,sensor_type,x,y,z`, acceleration
-    /// in m/s² with gravity. Every row is taken as an accelerometer row (the set logs one sensor per file).
+    /// Reads the Oxford step-counter layout: `timestamp_ns,sensor_type,x,y,z` (the data set's files
+    /// have no header; a first line naming those columns is read as one), acceleration in m/s² with
+    /// gravity. Every row is taken as an accelerometer row (the set logs one sensor per file).
     /// - Throws: `InputError` (non-numeric field, time going backwards, too few rows).
     public static func readOxford(bytes: [UInt8], source: String) throws -> AccelerationRecording {
-        let csv = try CSVFile(bytes: bytes, source: source, hasHeader: false)
+        let firstLine = bytes.prefix { $0 != 0x0A }
+        let hasHeader = isOxfordHeader(String(decoding: firstLine, as: UTF8.self))
+        let csv = try CSVFile(bytes: bytes, source: source, hasHeader: hasHeader)
         guard csv.header.count >= 5 else {
             throw InputError(.unsupportedFormat, "\(source): expected 5 columns timestamp_ns,sensor_type,x,y,z, found \(csv.header.count)")
         }
@@ -152,11 +178,11 @@ public enum StepLogs {
         return out
     }
 
-    /// Reads a motion CSV log (see `MotionLog`): total acceleration if present, else gravity + user
-    /// acceleration; relative altitude when present.
+    /// Reads a motion CSV log (see `MotionLog`, read with `options`): total acceleration if present,
+    /// else gravity + user acceleration; relative altitude when present.
     /// - Throws: `InputError` from `MotionLog`, or when the log has no acceleration.
-    public static func readMotionLog(path: String) throws -> AccelerationRecording {
-        let log = try MotionLog.read(path: path)
+    public static func readMotionLog(path: String, options: MotionLogOptions = MotionLogOptions()) throws -> AccelerationRecording {
+        let log = try MotionLog.read(path: path, options: options)
         var acc: [Vector3]
         if let a = log.acceleration {
             acc = a

@@ -9,8 +9,9 @@ struct Steps: ParsableCommand {
         commandName: "steps",
         abstract: "Pedometer: steps, distance, cadence, floors, active pace and pause/resume events.",
         discussion: """
-            FILE is a motion CSV log (Core Motion fields or generic acc_x/y/z, see `vitals` motion logs), an \
-            Oxford step-counter accelerometer.csv (no header: timestamp_ns,sensor_type,x,y,z in m/s²) or an \
+            FILE is a motion CSV log (Core Motion fields or generic acc_x/y/z, see `vitals` motion logs; \
+            --columns, --accel-unit and --gyro-unit as for `vitals motion`), an Oxford step-counter \
+            accelerometer.csv (timestamp_ns,sensor_type,x,y,z in m/s², with or without that header line) or an \
             IPOL gait file (*_lb.txt). The layout is recognised from the content.
             """)
 
@@ -20,13 +21,14 @@ struct Steps: ParsableCommand {
     var height: Double = StrideModel.defaultHeight
     @Flag(help: "Print one JSON document on stdout.")
     var json = false
+    @OptionGroup var input: MotionLogArguments
 
     func validate() throws {
         guard height > 0.5 && height < 2.8 else { throw ValidationError("--height must be in metres, 0.5...2.8") }
     }
 
     func run() throws {
-        let recording = try CLIError.wrap { try StepLogs.read(path: file) }
+        let recording = try CLIError.wrap { try StepLogs.read(path: file, options: input.options()) }
         for note in recording.notes { warn(note) }
         let analysis = StepAnalysis(recording: recording, strideModel: StrideModel(height: height))
         if json {

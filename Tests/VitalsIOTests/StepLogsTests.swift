@@ -23,6 +23,30 @@ struct StepLogsTests {
         #expect(abs(r.acceleration[0].z - 1) < 1e-12 && abs(r.acceleration[1].x - 1) < 1e-12 && abs(r.acceleration[2].y + 0.5) < 1e-12)
     }
 
+    @Test("reads an Oxford file with the header its help names; motion-log options reach the motion-log reader")
+    func oxfordHeaderAndOptions() throws {
+        // The header line `timestamp_ns,sensor_type,x,y,z` made the file a motion log: "no motion
+        // columns recognised (...; or pass --columns)", an option `steps` did not have.
+        let rows = "1000000000000,3,0,0,9.80665\n1000010000000,3,9.80665,0,0\n1000020000000,3,0,-4.903325,0\n"
+        let r = try StepLogs.read(path: try write("\u{FEFF}timestamp_ns, sensor_type,x,y,z\r\n" + rows, name: "accelerometer.csv"))
+        #expect(r.format == "oxford" && r.time == [0, 0.01, 0.02] && abs(r.acceleration[1].x - 1) < 1e-12)
+        #expect(try StepLogs.read(path: try write(rows, name: "accelerometer.csv"), options: MotionLogOptions(accelerationUnit: .g))
+            .notes.contains { $0.contains("not used for the oxford layout") })
+        // A motion log with unusual column names is read through the options.
+        let log = "ts,p,q,r\n" + (0..<300).map { "\(Double($0) / 100),0,0,\(-1 + 0.1 * sin(Double($0) / 5))" }.joined(separator: "\n")
+        let path = try write(log, name: "log.csv")
+        #expect(throws: InputError.self) { try StepLogs.read(path: path) }
+        let columns = try MotionLogOptions.parseColumns("time=ts,accel.x=p,accel.y=q,accel.z=r")
+        #expect(try StepLogs.read(path: path, options: MotionLogOptions(columns: columns)).time.count == 300)
+        // Headerless numbers of another width are not taken for a motion log's header.
+        do {
+            _ = try StepLogs.read(path: try write("1000000000000,3,0,0\n1000010000000,3,9.8,0\n", name: "four.csv"))
+            Issue.record("expected an error")
+        } catch let e as InputError {
+            #expect(e.code == .unsupportedFormat && e.message.contains("timestamp_ns,sensor_type,x,y,z"))
+        }
+    }
+
     @Test("reads the IPOL layout at its stated acquisition frequency")
     func ipol() throws {
         let path = try write("""
