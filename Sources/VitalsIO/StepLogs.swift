@@ -122,7 +122,7 @@ public enum StepLogs {
         }
         let cols = try csv.numericColumns([0, 2, 3, 4])
         return try assemble(format: "oxford", source: source, rawTime: cols[0], timeScale: 1e-9,
-                            x: cols[1], y: cols[2], z: cols[3], scale: 1 / standardGravity)
+                            x: cols[1], y: cols[2], z: cols[3], scale: 1 / standardGravity, line: csv.lineNumber(ofRow:))
     }
 
     /// Reads an IPOL gait file (`*_lb.txt`): header lines, then tab-separated `PacketCounter, Acc_X,
@@ -155,12 +155,19 @@ public enum StepLogs {
         if !String(decoding: bytes.prefix(offset), as: UTF8.self).contains("Acquisition frequency") {
             notes.append("no acquisition frequency stated; assumed 100 Hz")
         }
-        let csv = try CSVFile(bytes: Array(bytes[offset...]), source: source)
+        // The header line first, then a blank line for each line above it, so that CSVFile's line
+        // numbers (in its own and our messages) are the file's.
+        let headerEnd = bytes[offset...].firstIndex(of: 0x0A) ?? bytes.count
+        let linesAbove = bytes[..<offset].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        var table = Array(bytes[offset..<headerEnd])
+        table.append(contentsOf: [UInt8](repeating: 0x0A, count: linesAbove + 1))
+        if headerEnd < bytes.count { table.append(contentsOf: bytes[(headerEnd + 1)...]) }
+        let csv = try CSVFile(bytes: table, source: source)
         let counter = try csv.requireColumn("PacketCounter")
         let ax = try csv.requireColumn("Acc_X"), ay = try csv.requireColumn("Acc_Y"), az = try csv.requireColumn("Acc_Z")
         let cols = try csv.numericColumns([counter, ax, ay, az])
         var rec = try assemble(format: "ipol", source: source, rawTime: unwrapSampleCounter(cols[0]), timeScale: 1 / rate,
-                               x: cols[1], y: cols[2], z: cols[3], scale: 1 / standardGravity)
+                               x: cols[1], y: cols[2], z: cols[3], scale: 1 / standardGravity, line: csv.lineNumber(ofRow:))
         rec.notes += notes
         return rec
     }
@@ -206,19 +213,21 @@ public enum StepLogs {
         return recording
     }
 
+    /// The recording from raw columns; `line` gives the file line of data row i for messages.
     private static func assemble(format: String, source: String, rawTime: [Double], timeScale: Double,
-                                 x: [Double], y: [Double], z: [Double], scale: Double) throws -> AccelerationRecording {
+                                 x: [Double], y: [Double], z: [Double], scale: Double,
+                                 line: (Int) -> Int) throws -> AccelerationRecording {
         guard rawTime.count >= 2 else { throw InputError(.tooShort, "\(source): fewer than 2 samples") }
         var time = [Double](repeating: 0, count: rawTime.count)
         var acc = [Vector3](repeating: .zero, count: rawTime.count)
         let t0 = rawTime[0]
         for i in rawTime.indices {
             guard rawTime[i].isFinite, x[i].isFinite, y[i].isFinite, z[i].isFinite else {
-                throw InputError(.nonFinite, "\(source): row \(i + 1) has an empty or non-finite value")
+                throw InputError(.nonFinite, "\(source): line \(line(i)) has an empty or non-finite value")
             }
             let t = (rawTime[i] - t0) * timeScale
             if i > 0 && t < time[i - 1] {
-                throw InputError(.badTimestamps, "\(source): time goes backwards at row \(i + 1)")
+                throw InputError(.badTimestamps, "\(source): time goes backwards at line \(line(i))")
             }
             time[i] = t
             acc[i] = Vector3(x: x[i] * scale, y: y[i] * scale, z: z[i] * scale)

@@ -73,6 +73,24 @@ struct StepLogsTests {
         }
     }
 
+    @Test("errors in IPOL and Oxford files name the file line")
+    func errorLines() throws {
+        // IPOL said "row 499" for file line 501 (data rows counted below the two header lines).
+        func message(_ text: String, name: String) throws -> String {
+            do { _ = try StepLogs.read(path: try write(text, name: name)) } catch let e as InputError { return e.message }
+            return ""
+        }
+        var ipol = ["Acquisition frequency: 100 Hz", "PacketCounter\tAcc_X\tAcc_Y\tAcc_Z"]
+            + (0..<600).map { "\($0).0\t0\t0\t\(9.8 + sin(Double($0) / 8))" }
+        ipol[500] = "1.0\t0\t0\t9.8"
+        #expect(try message(ipol.joined(separator: "\n"), name: "1-1_lb.txt").hasSuffix("time goes backwards at line 501"))
+        ipol[500] = "498.0\tx\t0\t9.8"
+        #expect(try message(ipol.joined(separator: "\n"), name: "1-1_lb.txt").contains("line 501, column 'Acc_X'"))
+        var oxford = ["timestamp_ns,sensor_type,x,y,z"] + (0..<600).map { "\(1_000_000_000_000 + $0 * 10_000_000),3,0,0,9.8" }
+        oxford[500] = "1000004990000000,3,,0,9.8"
+        #expect(try message(oxford.joined(separator: "\n"), name: "accelerometer.csv").hasSuffix("line 501 has an empty or non-finite value"))
+    }
+
     @Test("rejects time going backwards")
     func backwards() throws {
         let path = try write("1000000000000,3,0,0,9.8\n999990000000,3,0,0,9.8\n", name: "accelerometer.csv")
