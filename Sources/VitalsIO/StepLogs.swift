@@ -17,6 +17,9 @@ public struct AccelerationRecording: Sendable {
     public var altitude: [AltitudeSample]?
     /// Corrections and assumptions, one sentence each (print on stderr).
     public var notes: [String] = []
+    /// Gaps longer than `StepLogs.minimumReportedGap` (1 s): (index of the first sample after the gap,
+    /// length s).
+    public var gaps: [(index: Int, seconds: Double)] = []
 
     /// The samples as `AccelerometerSample`s.
     public var samples: [AccelerometerSample] {
@@ -207,8 +210,10 @@ public enum StepLogs {
             }
         }
         guard log.count >= 2 else { throw InputError(.tooShort, "\(path): fewer than 2 samples") }
+        // MotionLog's notes already state its gaps (over 3 median intervals); `gaps` counts those over
+        // 1 s, as for the other layouts.
         let recording = AccelerationRecording(format: "motion-log", source: path, time: log.time, acceleration: acc,
-                                              altitude: altitude, notes: log.notes)
+                                              altitude: altitude, notes: log.notes, gaps: gaps(log.time))
         try checkPlausible(recording)
         return recording
     }
@@ -235,9 +240,35 @@ public enum StepLogs {
         guard time[time.count - 1] > 0 else {
             throw InputError(.badTimestamps, "\(source): every sample has the same time")
         }
-        let recording = AccelerationRecording(format: format, source: source, time: time, acceleration: acc)
+        var recording = AccelerationRecording(format: format, source: source, time: time, acceleration: acc)
         try checkPlausible(recording)
+        recording.gaps = gaps(time)
+        if let note = gapNote(recording) { recording.notes.append(note) }
         return recording
+    }
+
+    /// Shortest gap reported, s: the slowest walk's steps are about 1 s apart, so a longer hole in the
+    /// samples can hide steps. Shorter ones (the dropped 0.1-s packets of IPOL files, Android's
+    /// irregular timing) cannot and are not worth a warning.
+    public static let minimumReportedGap = 1.0
+
+    /// Intervals longer than ``minimumReportedGap`` (dropped packets, a logger paused):
+    /// (index of the first sample after the gap, length s).
+    static func gaps(_ time: [Double]) -> [(index: Int, seconds: Double)] {
+        var out: [(index: Int, seconds: Double)] = []
+        for k in time.indices.dropFirst() where time[k] - time[k - 1] > minimumReportedGap {
+            out.append((k, time[k] - time[k - 1]))
+        }
+        return out
+    }
+
+    /// One line on the recording's gaps, nil when it has none: steps in them are not counted.
+    static func gapNote(_ r: AccelerationRecording) -> String? {
+        guard let longest = r.gaps.max(by: { $0.seconds < $1.seconds }) else { return nil }
+        let total = r.gaps.reduce(0) { $0 + $1.seconds }
+        return String(format: "%d %@ longer than %g s in the recording (%.1f s in all; longest %.1f s, from %.2f s): steps in them are not counted; the pedometer fills gaps up to 5 s and restarts after longer ones",
+                      r.gaps.count, r.gaps.count == 1 ? "gap" : "gaps", minimumReportedGap, total, longest.seconds,
+                      r.time[longest.index - 1])
     }
 }
 
@@ -249,6 +280,8 @@ public struct StepAnalysis: Sendable {
     public var events: [PedometerEvent]
     /// Totals over the whole recording.
     public var data: PedometerData
+    /// Number of gaps over 1 s in the recording (`AccelerationRecording.gaps`).
+    public var gaps: Int
 
     /// Runs the pedometer over `recording` (the streaming code, sample by sample).
     public init(recording: AccelerationRecording, strideModel: StrideModel = StrideModel()) {
@@ -275,6 +308,7 @@ public struct StepAnalysis: Sendable {
         stepTimes = steps.sorted()
         self.events = events
         data = pedometer.data
+        gaps = recording.gaps.count
     }
 
     /// The `vitals steps --json` document (fields fixed by issue 5; later fields are additions).
@@ -293,6 +327,7 @@ public struct StepAnalysis: Sendable {
             ("average_active_pace_s_per_m", .num(data.averageActivePace, digits: 3)),
             ("floors_descended", data.floorsDescended.map { .number(Double($0)) } ?? .null),
             ("duration_s", .num(data.endDate - data.startDate, digits: 2)),
+            ("gaps", .number(Double(gaps))),
         ])
     }
 }

@@ -91,6 +91,26 @@ struct StepLogsTests {
         #expect(try message(oxford.joined(separator: "\n"), name: "accelerometer.csv").hasSuffix("line 501 has an empty or non-finite value"))
     }
 
+    @Test("gaps over 1 s in Oxford and IPOL files are stated and counted in the JSON")
+    func gaps() throws {
+        // A 1-hour hole (Oxford) and 5 s of dropped IPOL packets passed without a word.
+        let walk = (0..<3000).map { i -> String in
+            let t = 1_000_000_000_000 + i * 10_000_000 + (i >= 1500 ? 3_600_000_000_000 : 0)
+            return "\(t),3,0,0,\(9.80665 + 3 * sin(Double(i) / 8))"
+        }
+        let oxford = try StepLogs.read(path: try write(walk.joined(separator: "\n"), name: "accelerometer.csv"))
+        #expect(oxford.gaps.count == 1 && oxford.gaps[0].index == 1500 && abs(oxford.gaps[0].seconds - 3600.01) < 1e-6)
+        #expect(oxford.notes.contains { $0.hasPrefix("1 gap longer than 1 s") && $0.contains("from 14.99 s") })
+        #expect(StepAnalysis(recording: oxford).json.serialized().hasSuffix(#", "gaps": 1}"#))
+        var ipol = "Acquisition frequency: 100 Hz\nPacketCounter\tAcc_X\tAcc_Y\tAcc_Z\n"
+        for i in 0..<3000 where !(1000..<1500).contains(i) || i % 125 == 0 { ipol += "\(i).0\t0\t0\t\(9.8 + sin(Double(i) / 8))\n" }
+        let r = try StepLogs.read(path: try write(ipol, name: "1-1_lb.txt"))
+        #expect(r.gaps.count == 4 && r.notes.contains { $0.hasPrefix("4 gaps longer than 1 s") && $0.contains("5.0 s in all") })
+        // Short holes (dropped 0.1-s packets) are not gaps.
+        let few = (0..<3000).filter { $0 % 50 != 0 }.map { "\(1_000_000_000_000 + $0 * 10_000_000),3,0,0,9.8" }
+        #expect(try StepLogs.read(path: try write(few.joined(separator: "\n"), name: "accelerometer.csv")).gaps.isEmpty)
+    }
+
     @Test("rejects time going backwards")
     func backwards() throws {
         let path = try write("1000000000000,3,0,0,9.8\n999990000000,3,0,0,9.8\n", name: "accelerometer.csv")
