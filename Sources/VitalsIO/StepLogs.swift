@@ -242,6 +242,14 @@ public enum StepLogs {
         }
         var recording = AccelerationRecording(format: format, source: source, time: time, acceleration: acc)
         try checkPlausible(recording)
+        // The pedometer skips samples beyond any accelerometer's range (its 64-g limit, as MotionLog's);
+        // say so rather than let a corrupt value pass unmentioned.
+        let beyond = acc.indices.filter { !(acc[$0].magnitude <= MotionLog.maximumAcceleration) }
+        if let first = beyond.first {
+            recording.notes.append(String(format: "%d %@ with |acceleration| over %g g (beyond any accelerometer) skipped, the first at line %d (an axis at %.3g g)",
+                                          beyond.count, beyond.count == 1 ? "sample" : "samples", MotionLog.maximumAcceleration,
+                                          line(first), max(abs(acc[first].x), abs(acc[first].y), abs(acc[first].z))))
+        }
         recording.gaps = gaps(time)
         if let note = gapNote(recording) { recording.notes.append(note) }
         return recording

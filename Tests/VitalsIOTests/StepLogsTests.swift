@@ -111,6 +111,15 @@ struct StepLogsTests {
         #expect(try StepLogs.read(path: try write(few.joined(separator: "\n"), name: "accelerometer.csv")).gaps.isEmpty)
     }
 
+    @Test("samples beyond any accelerometer's range are said to be skipped")
+    func outOfRange() throws {
+        // One 1e308 in an Oxford file was skipped by the pedometer without a word.
+        var walk = (0..<600).map { "\(1_000_000_000_000 + $0 * 10_000_000),3,0,0,\(9.80665 + 3 * sin(Double($0) / 8))" }
+        walk[500] = "1005000000000,3,1e308,0,9.8"
+        let r = try StepLogs.read(path: try write(walk.joined(separator: "\n"), name: "accelerometer.csv"))
+        #expect(r.notes.contains { $0.hasPrefix("1 sample with |acceleration| over 64 g") && $0.contains("line 501") })
+    }
+
     @Test("rejects time going backwards")
     func backwards() throws {
         let path = try write("1000000000000,3,0,0,9.8\n999990000000,3,0,0,9.8\n", name: "accelerometer.csv")
