@@ -19,6 +19,23 @@ public struct InputError: Error, CustomStringConvertible, Equatable, Sendable {
     public var description: String { message }
 }
 
+/// The bytes of the input file at `path`.
+/// - Throws: `InputError.fileNotFound` when nothing is there, `.unreadable` for a directory or a file
+///   that cannot be read.
+func readInputFile(_ path: String) throws -> [UInt8] {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        throw InputError(.fileNotFound, "\(path): no such file")
+    }
+    guard !isDirectory.boolValue else {
+        throw InputError(.unreadable, "\(path): is a directory, not a file")
+    }
+    guard let data = FileManager.default.contents(atPath: path) else {
+        throw InputError(.unreadable, "\(path): cannot be read")
+    }
+    return [UInt8](data)
+}
+
 /// The names of the entries of `directory`, sorted (the evaluations' data folders).
 /// - Throws: `InputError.fileNotFound` when the directory cannot be listed.
 func directoryEntries(_ directory: String) throws -> [String] {
@@ -47,13 +64,7 @@ public struct CSVFile: Sendable {
     /// Reads `path` and its header line.
     /// - Throws: `InputError` when the file is missing, empty, binary or has no header.
     public init(path: String) throws {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw InputError(.fileNotFound, "\(path): no such file")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputError(.unreadable, "\(path): cannot be read")
-        }
-        try self.init(bytes: [UInt8](data), source: path)
+        try self.init(bytes: try readInputFile(path), source: path)
     }
 
     /// Parses CSV text already in memory. `hasHeader: false` names the columns `0`, `1`, ...

@@ -152,13 +152,7 @@ public struct MotionLog: Sendable {
     /// - Throws: `InputError` for a missing file, missing columns (the message lists what exists),
     ///   non-numeric fields, time that does not increase, or units that contradict the data.
     public static func read(path: String, options: MotionLogOptions = MotionLogOptions()) throws -> MotionLog {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw InputError(.fileNotFound, "\(path): no such file")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputError(.unreadable, "\(path): cannot be read")
-        }
-        return try parse(bytes: [UInt8](data), source: path, options: options)
+        try parse(bytes: try readInputFile(path), source: path, options: options)
     }
 
     /// Parses a motion log already in memory. See `read(path:options:)`.

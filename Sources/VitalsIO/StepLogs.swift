@@ -81,13 +81,7 @@ public enum StepLogs {
     /// - Throws: `InputError` for missing files, unknown layouts, non-numbers, time going backwards,
     ///   or fewer than 2 samples.
     public static func read(path: String, options: MotionLogOptions = MotionLogOptions()) throws -> AccelerationRecording {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw InputError(.fileNotFound, "\(path): no such file")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputError(.unreadable, "\(path): cannot be read")
-        }
-        let bytes = [UInt8](data)
+        let bytes = try readInputFile(path)
         let head = String(decoding: bytes.prefix(512), as: UTF8.self)
         let optionsGiven = !options.columns.isEmpty || options.accelerationUnit != nil || options.rotationUnit != nil
         func fixedLayout(_ r: AccelerationRecording) -> AccelerationRecording {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import VitalsIO
 
@@ -55,6 +56,19 @@ import Testing
         #expect(throws: InputError.self) { try f.numericColumns([0, 1]) }
         // A trailing separator (an empty last field) is harmless.
         #expect(try csv("time_s,ppg\n0,1.5,\n0.5,2.5, \n").numericColumns([0, 1]) == [[0, 0.5], [1.5, 2.5]])
+    }
+
+    /// A directory given as the input file is named as such (it was "cannot be read"), by every
+    /// reader of files (CSV, motion logs, step logs).
+    @Test func aDirectoryIsNotAFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vitals-dir-\(UInt64.random(in: 0...UInt64.max))").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let expected = InputError(.unreadable, "\(dir): is a directory, not a file")
+        #expect(throws: expected) { try CSVFile(path: dir) }
+        #expect(throws: expected) { try MotionLog.read(path: dir) }
+        #expect(throws: expected) { try StepLogs.read(path: dir) }
+        #expect(throws: InputError(.fileNotFound, "\(dir)/none.csv: no such file")) { try CSVFile(path: dir + "/none.csv") }
     }
 
     @Test func missingColumnListsTheHeader() throws {
