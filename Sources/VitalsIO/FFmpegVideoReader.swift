@@ -18,10 +18,15 @@ public final class FFmpegVideoReader: VideoFrameReader {
         public var bgra: Bool
         /// The ffmpeg program (nil: `ffmpeg` on `PATH`); ffprobe is looked up beside it.
         public var ffmpegPath: String?
-        /// Decoder threads (nil: ffmpeg decides).
+        /// Decoder threads (nil: ffmpeg decides). One by default: ffmpeg's frame-threaded decoding
+        /// conceals a damaged stream's errors differently from run to run (which frames a damaged
+        /// one is patched from depends on timing), so the colours would change between runs; one
+        /// thread decodes the same every time, and costs little here (a 1080p H.264 fingertip
+        /// video decodes at 7-9x real time on two busy cores either way; the area downscale and
+        /// the pipe take much of the time).
         public var threads: Int?
 
-        public init(maxDimension: Int? = nil, bgra: Bool = false, ffmpegPath: String? = nil, threads: Int? = nil) {
+        public init(maxDimension: Int? = nil, bgra: Bool = false, ffmpegPath: String? = nil, threads: Int? = 1) {
             self.maxDimension = maxDimension
             self.bgra = bgra
             self.ffmpegPath = ffmpegPath
@@ -43,6 +48,11 @@ public final class FFmpegVideoReader: VideoFrameReader {
     private let ffmpeg: String
     /// `-fps_mode` (ffmpeg 5.1+) or its older spelling `-vsync`.
     private let fpsModeFlag: String
+    /// `-loglevel`: with each line's level (ffmpeg 4.1+), so decoding errors can be counted.
+    private let logLevel: String
+    /// The damage ffmpeg reported while decoding, after ``forEachFrame(_:)`` (nil before, or when
+    /// it reported none).
+    public private(set) var decodingIssues: VideoDecodingIssues?
 
     /// Probes `path` with ffprobe.
     /// - Throws: `InputError`: `toolMissing` (with how to install ffmpeg), `fileNotFound`,
@@ -55,7 +65,9 @@ public final class FFmpegVideoReader: VideoFrameReader {
         self.options = options
         let ffmpeg = try Self.locate(options.ffmpegPath ?? "ffmpeg")
         self.ffmpeg = ffmpeg
-        self.fpsModeFlag = Self.supportsFpsMode(ffmpeg: ffmpeg) ? "-fps_mode" : "-vsync"
+        let version = Self.version(ffmpeg: ffmpeg)
+        self.fpsModeFlag = Self.atLeast(version, 5, 1) ? "-fps_mode" : "-vsync"
+        self.logLevel = Self.atLeast(version, 4, 1) ? "repeat+level+info" : "info"
         // ffprobe beside the ffmpeg found (a bare name was found on PATH, not in the current directory).
         let ffprobe = try Self.locate(
             options.ffmpegPath == nil ? "ffprobe"
@@ -91,7 +103,7 @@ public final class FFmpegVideoReader: VideoFrameReader {
         var filter = "scale=\(w):\(h):flags=area:in_color_matrix=\(sourceMatrix)"
         if !options.bgra { filter += ":out_color_matrix=\(Self.swscaleName(encoding.matrix)):out_range=\(range)" }
         filter += ",showinfo=checksum=0"
-        var arguments = ["-hide_banner", "-nostats", "-nostdin", "-loglevel", "info", "-noautorotate"]
+        var arguments = ["-hide_banner", "-nostats", "-nostdin", "-loglevel", logLevel, "-noautorotate"]
         if let t = options.threads { arguments += ["-threads", String(t)] }
         arguments += [
             "-i", Self.fileURL(path), "-map", "0:v:0", "-an", "-sn", "-dn", "-vf", filter, fpsModeFlag, "passthrough",
@@ -161,6 +173,7 @@ public final class FFmpegVideoReader: VideoFrameReader {
         process.waitUntilExit()
         finishedCleanly = true
         log.waitUntilDone()
+        decodingIssues = log.decodingIssues
         if process.terminationStatus != 0 {
             throw InputError(
                 .corrupt, "\(path): ffmpeg failed after \(index) frames\(log.reason(prefix: ": "))")
@@ -241,22 +254,29 @@ public final class FFmpegVideoReader: VideoFrameReader {
         throw InputError(.toolMissing, "\(name) not found on PATH: \(installHint)")
     }
 
-    /// True unless `ffmpeg -version` names a release older than 5.1 (git builds count as new).
-    static func supportsFpsMode(ffmpeg: String) -> Bool {
+    /// The release `ffmpeg -version` names (major, minor), or nil when it names none (a git build,
+    /// taken as new).
+    static func version(ffmpeg: String) -> (Int, Int)? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ffmpeg)
         process.arguments = ["-hide_banner", "-version"]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return true }
+        guard (try? process.run()) != nil else { return nil }
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        guard let r = text.range(of: "version ") else { return true }
+        guard let r = text.range(of: "version ") else { return nil }
         let digits = text[r.upperBound...].drop { !$0.isNumber }.prefix { $0.isNumber || $0 == "." }
         let parts = digits.split(separator: ".").compactMap { Int($0) }
-        guard parts.count >= 2, text[r.upperBound...].first != "N" else { return true }
-        return parts[0] > 5 || (parts[0] == 5 && parts[1] >= 1)
+        guard parts.count >= 2, text[r.upperBound...].first != "N" else { return nil }
+        return (parts[0], parts[1])
+    }
+
+    /// Whether `version` is `major.minor` or later (nil, an unnamed build, counts as new).
+    static func atLeast(_ version: (Int, Int)?, _ major: Int, _ minor: Int) -> Bool {
+        guard let (a, b) = version else { return true }
+        return a > major || (a == major && b >= minor)
     }
 
     struct Probe {
@@ -409,13 +429,26 @@ public final class FFmpegVideoReader: VideoFrameReader {
 }
 
 /// Collects ffmpeg's log from a pipe on its own thread: the showinfo timestamps of frames (exact:
-/// integer pts times the filter's time base) and the last other lines, for error messages.
+/// integer pts times the filter's time base), the decoding errors, and the most telling line for
+/// an error message.
+///
+/// ffmpeg's log is shared by its threads, and a message written in pieces (a decoder's "Out of
+/// range weight" and "is not implemented ..." are two calls) can have another message land between
+/// them: showinfo's frame line then continues a decoder's line, without its own prefix. So a frame
+/// line is recognised by its `n: <index> pts:` text anywhere in a line, and its time is stored
+/// under that index.
 final class FFmpegLog: @unchecked Sendable {
     private let condition = NSCondition()
+    /// Frame times by showinfo's frame index (NaN for an index not logged, or not a number).
     private var times: [Double] = []
+    private var loggedFrames = 0
     private var done = false
-    private var otherLines: [String] = []
     private var timeBase: (Double, Double)?
+    private var lastLine: String?
+    private var bestLine: (score: Int, text: String)?
+    private var errorLines = 0
+    private var damagedFrames = 0
+    private var undecodablePackets = 0
 
     /// Reads `fd` to its end, parsing each line.
     func consume(fd: Int32) {
@@ -440,38 +473,105 @@ final class FFmpegLog: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func handle(_ line: String) {
-        if line.contains("Parsed_showinfo") {
-            if let r = line.range(of: "config in time_base: ") {
-                let parts = line[r.upperBound...].prefix { $0 != "," }.split(separator: "/").compactMap { Double($0) }
-                if parts.count == 2, parts[1] > 0 {
-                    condition.lock()
-                    timeBase = (parts[0], parts[1])
-                    condition.unlock()
-                }
-                return
-            }
-            guard line.contains(" n:") else { return }
-            var time = Double.nan
-            if let r = line.range(of: " pts:") {
-                let text = line[r.upperBound...].drop { $0 == " " }.prefix { $0 != " " }
+    /// Parses one line of the log.
+    func handle(_ line: String) {
+        if let r = line.range(of: "config in time_base: ") {
+            let parts = line[r.upperBound...].prefix { $0 != "," }.split(separator: "/").compactMap { Double($0) }
+            if parts.count == 2, parts[1] > 0 {
                 condition.lock()
-                if let pts = Double(text), let tb = timeBase { time = pts * tb.0 / tb.1 }
+                timeBase = (parts[0], parts[1])
                 condition.unlock()
             }
-            if time.isNaN, let r = line.range(of: "pts_time:") {
-                time = Double(line[r.upperBound...].prefix { $0 != " " }) ?? .nan
-            }
+            return
+        }
+        if let frame = Self.frameLine(line) {
             condition.lock()
-            times.append(time)
+            var time = Double.nan
+            if let text = frame.pts, let pts = Double(text), let tb = timeBase { time = pts * tb.0 / tb.1 }
+            if time.isNaN, let text = frame.ptsTime { time = Double(text) ?? .nan }
+            if frame.index >= times.count {
+                times.append(contentsOf: repeatElement(.nan, count: frame.index + 1 - times.count))
+            }
+            times[frame.index] = time
+            loggedFrames += 1
             condition.broadcast()
             condition.unlock()
-        } else if !line.hasPrefix(" ") {
-            condition.lock()
-            otherLines.append(line)
-            if otherLines.count > 12 { otherLines.removeFirst() }
-            condition.unlock()
+            return
         }
+        if line.contains("Parsed_showinfo") || line.hasPrefix(" ") { return }
+        let (level, text) = Self.message(line)
+        let isError = level == "error" || level == "fatal" || level == "panic"
+        condition.lock()
+        defer { condition.unlock() }
+        // The output muxer's complaint about a repeated timestamp is about the copy, not the source
+        // (a valid AVI with two frames stamped alike draws it).
+        if isError && !text.contains("to muxer") { errorLines += 1 }
+        if text.contains("corrupt decoded frame") { damagedFrames += 1 }
+        if text.hasPrefix("Error while decoding stream") { undecodablePackets += 1 }
+        lastLine = text
+        let score = Self.score(text, level: level)
+        if score > 0, score >= (bestLine?.score ?? 0) { bestLine = (score, text) }
+    }
+
+    /// The frame index and the pts and pts_time texts of a showinfo frame line ("n: 12 pts: 6144
+    /// pts_time:0.4 ..."), wherever in `line` it starts; nil for any other line.
+    static func frameLine(_ line: String) -> (index: Int, pts: Substring?, ptsTime: Substring?)? {
+        var searchFrom = line.startIndex
+        while let r = line.range(of: "n:", range: searchFrom..<line.endIndex) {
+            searchFrom = r.upperBound
+            let rest = line[r.upperBound...].drop { $0 == " " }
+            let digits = rest.prefix { $0.isASCII && $0.isNumber }
+            guard !digits.isEmpty, let index = Int(digits), rest[digits.endIndex...].hasPrefix(" pts:") else { continue }
+            let tail = rest[digits.endIndex...]
+            var pts: Substring?
+            if let p = tail.range(of: " pts:") {
+                pts = tail[p.upperBound...].drop { $0 == " " }.prefix { $0 != " " }
+            }
+            var ptsTime: Substring?
+            if let p = tail.range(of: "pts_time:") { ptsTime = tail[p.upperBound...].prefix { $0 != " " } }
+            return (index, pts, ptsTime)
+        }
+        return nil
+    }
+
+    /// A log line's level (with `-loglevel level+...`: "error", "warning", ...; nil without) and its
+    /// text without ffmpeg's "[component @ 0x...] " prefixes.
+    static func message(_ line: String) -> (level: String?, text: String) {
+        var text = Substring(line)
+        var level: String?
+        while text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            let tag = text[text.index(after: text.startIndex)..<close]
+            if !tag.contains(" @ ") {
+                guard ["quiet", "panic", "fatal", "error", "warning", "info", "verbose", "debug", "trace"].contains(tag)
+                else { break }
+                level = String(tag)
+            }
+            text = text[text.index(after: close)...].drop { $0 == " " }
+        }
+        return (level, text.trimmingCharacters(in: .whitespaces))
+    }
+
+    /// What says most about why a file cannot be read, most telling first (each line found is
+    /// preferred to any line with a later phrase).
+    static let tellingPhrases = [
+        "partial file", "moov atom not found", "No such file", "Permission denied", "runcated",
+        "Invalid data found", "orrupt", "nvalid", "not found",
+    ]
+    /// ffmpeg's own closing words after an error, which repeat that something failed, not what.
+    static let genericPhrases = [
+        "Error marking filters as finished", "Conversion failed", "Cannot determine format of input stream",
+        "Error while filtering", "Error while processing the decoded data", "Nothing was written",
+        "Error reinitializing filters", "Error closing", "Terminating thread",
+    ]
+
+    /// How telling `text` (logged at `level`, when known) is as the reason for a failure: a telling
+    /// phrase (the earlier in ``tellingPhrases``, the higher), then any other error, then ffmpeg's
+    /// generic closing lines; 0 for a line that is not an error or warning.
+    static func score(_ text: String, level: String?) -> Int {
+        if let level, !["panic", "fatal", "error", "warning"].contains(level) { return 0 }
+        if genericPhrases.contains(where: { text.contains($0) }) { return 1 }
+        if let i = tellingPhrases.firstIndex(where: { text.contains($0) }) { return 100 - i }
+        return level == "error" || level == "fatal" || level == "panic" || (level == nil && text.contains("rror")) ? 10 : 0
     }
 
     /// The time of frame `index` (seconds), waiting until ffmpeg has logged it or its log ended;
@@ -488,7 +588,16 @@ final class FFmpegLog: @unchecked Sendable {
     var frameCount: Int {
         condition.lock()
         defer { condition.unlock() }
-        return times.count
+        return loggedFrames
+    }
+
+    /// The damage the decoder reported so far (nil when it reported none).
+    var decodingIssues: VideoDecodingIssues? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard errorLines + damagedFrames + undecodablePackets > 0 else { return nil }
+        return VideoDecodingIssues(
+            errors: errorLines, damagedFrames: damagedFrames, undecodablePackets: undecodablePackets)
     }
 
     func waitUntilDone() {
@@ -497,17 +606,13 @@ final class FFmpegLog: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// The most telling line of ffmpeg's log (an error line if there is one), after `prefix`.
+    /// The most telling line of ffmpeg's log (see ``score(_:level:)``; the latest of equals), after
+    /// `prefix`; without an error line, the last line unless `errorsOnly`.
     func reason(prefix: String, errorsOnly: Bool = false) -> String {
         condition.lock()
         defer { condition.unlock() }
-        let keywords = ["rror", "nvalid", "runcated", "corrupt", "not found", "No such", "moov atom"]
-        let line = otherLines.last { l in keywords.contains { l.contains($0) } } ?? (errorsOnly ? nil : otherLines.last)
-        guard let line else { return "" }
-        // Drop ffmpeg's "[component @ 0x...] " prefix.
-        var text = Substring(line)
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]") { text = text[text.index(after: close)...] }
-        return prefix + text.trimmingCharacters(in: .whitespaces)
+        guard let text = bestLine?.text ?? (errorsOnly ? nil : lastLine), !text.isEmpty else { return "" }
+        return prefix + text
     }
 }
 

@@ -8,6 +8,9 @@ public struct VideoColorMeans: Sendable {
     public var samples: [ColorSample]
     /// Per-tile statistics, when a tile grid was given.
     public var tileStatistics: TileStatistics?
+    /// Damage the decoder reported and worked around (nil: none reported). The frames are all
+    /// there, but the colours of some are made up: say so next to any result.
+    public var decodingIssues: VideoDecodingIssues?
 
     /// Decodes `path` (Y4M natively, anything else through ffmpeg) and takes each frame's mean colour.
     /// - Parameters:
@@ -43,13 +46,18 @@ public struct VideoColorMeans: Sendable {
         guard !samples.isEmpty else {
             throw InputError(.empty, "\(path): the video has no frames")
         }
+        decodingIssues = reader.decodingIssues
     }
 
     /// A video's frame colours as given (for tests and callers that decoded it themselves).
-    public init(info: VideoInfo, samples: [ColorSample], tileStatistics: TileStatistics? = nil) {
+    public init(
+        info: VideoInfo, samples: [ColorSample], tileStatistics: TileStatistics? = nil,
+        decodingIssues: VideoDecodingIssues? = nil
+    ) {
         self.info = info
         self.samples = samples
         self.tileStatistics = tileStatistics
+        self.decodingIssues = decodingIssues
     }
 
     /// Seconds from the first frame to one frame past the last (the span plus one typical interval).

@@ -11,6 +11,48 @@ public protocol VideoFrameReader {
     /// Calls `body` with every frame in presentation order; `body` may throw to stop early.
     /// - Throws: `InputError` when the input is unreadable or corrupt, or what `body` throws.
     func forEachFrame(_ body: (Frame) throws -> Void) throws
+    /// Damage the decoder reported (and worked around) during the last ``forEachFrame(_:)``; nil
+    /// when it reported none, or the reader reports none (Y4M has no compression to damage: its
+    /// errors are thrown).
+    var decodingIssues: VideoDecodingIssues? { get }
+}
+
+extension VideoFrameReader {
+    public var decodingIssues: VideoDecodingIssues? { nil }
+}
+
+/// What a decoder reported while reading a damaged video it did not stop on: ffmpeg conceals a
+/// damaged picture (patching it from its neighbours) and skips a packet it cannot decode, so the
+/// frames still arrive, but some of their colours are made up.
+public struct VideoDecodingIssues: Sendable, Equatable, Codable {
+    /// Error lines the decoder and demuxer logged (ffmpeg's error and fatal levels).
+    public var errors: Int
+    /// Frames delivered with concealed damage (ffmpeg's "corrupt decoded frame").
+    public var damagedFrames: Int
+    /// Packets that could not be decoded at all: no frame was delivered for them.
+    public var undecodablePackets: Int
+
+    public init(errors: Int, damagedFrames: Int, undecodablePackets: Int) {
+        self.errors = errors
+        self.damagedFrames = damagedFrames
+        self.undecodablePackets = undecodablePackets
+    }
+
+    /// One line for a warning about `path`: "ffmpeg reported 108 decoding errors in clip.mp4; 35
+    /// frames were decoded with concealed damage and 13 could not be decoded at all (skipped): results
+    /// may be affected".
+    public func warning(path: String) -> String {
+        var parts: [String] = []
+        if damagedFrames > 0 {
+            parts.append("\(damagedFrames) frame\(damagedFrames == 1 ? " was" : "s were") decoded with concealed damage")
+        }
+        if undecodablePackets > 0 {
+            let noun = parts.isEmpty ? (undecodablePackets == 1 ? " frame" : " frames") : ""
+            parts.append("\(undecodablePackets)\(noun) could not be decoded at all (skipped)")
+        }
+        let frames = parts.isEmpty ? "" : "; " + parts.joined(separator: " and ")
+        return "ffmpeg reported \(errors) decoding error\(errors == 1 ? "" : "s") in \(path)\(frames): results may be affected"
+    }
 }
 
 /// What a reader knows about a video before reading its frames.

@@ -57,6 +57,7 @@ struct Frames: ParsableCommand {
                 progress: progress.update)
             progress.finish()
             let elapsed = Date().timeIntervalSince(start)
+            if let issues = means.decodingIssues { warn(issues.warning(path: video)) }
             if csv {
                 if let output {
                     try writeFile(Data(means.csv.utf8), to: output)
@@ -77,6 +78,9 @@ struct Frames: ParsableCommand {
                     "max_interval_s": means.intervals.max() as Any? ?? NSNull(),
                     "mean": ["r": mean.red, "g": mean.green, "b": mean.blue],
                     "decode_seconds": elapsed,
+                    "decoding_errors": means.decodingIssues?.errors ?? 0,
+                    "damaged_frames": means.decodingIssues?.damagedFrames ?? 0,
+                    "undecodable_packets": means.decodingIssues?.undecodablePackets ?? 0,
                 ]
                 let data = try JSONSerialization.data(withJSONObject: doc, options: [.sortedKeys, .prettyPrinted])
                 print(String(decoding: data, as: UTF8.self))

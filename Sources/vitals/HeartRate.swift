@@ -67,6 +67,7 @@ struct HeartRate: ParsableCommand {
                 let progress = ProgressBar(label: URL(fileURLWithPath: path).lastPathComponent)
                 let means = try VideoColorMeans(path: path, options: .init(maxDimension: 160), progress: progress.update)
                 progress.finish()
+                if let issues = means.decodingIssues { warn(issues.warning(path: path)) }
                 return try PulseRecording.colors(means.samples, source: path)
             }
             return try PulseRecording.load(path: path, column: bundled ? "ppg" : column, rate: rate)
