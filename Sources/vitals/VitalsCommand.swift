@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `vitals`: every Vitals pipeline on recordings. Subcommands each live in their own file.
 @main
@@ -16,4 +17,51 @@ struct VitalsCommand: AsyncParsableCommand {
             Simulate.self,
         ]
     )
+
+    /// Parses and runs the command like ArgumentParser's own `main`, but a failure is one line on
+    /// stderr ("Error: ..."): the parser's full message adds the usage (for an error thrown from
+    /// `run()`, the root's "Usage: vitals <subcommand>") and an option's help, 3-4 lines in all.
+    /// Help and `--help` print as usual.
+    static func main() async {
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            fail(error, hint: helpHint(fullMessage(for: error)))
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            fail(error, hint: nil)
+        }
+    }
+
+    /// Exits on `error`: help and clean exits as ArgumentParser prints them; anything else as one
+    /// line on stderr, with `hint` (where to read the usage) after it.
+    static func fail(_ error: any Error, hint: String?) -> Never {
+        let code = exitCode(for: error)
+        guard code != .success else { exit(withError: error) }
+        let line = "Error: " + oneLine(message(for: error)) + (hint.map { " (\($0))" } ?? "")
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+        exit(withError: ExitCode(code.rawValue))
+    }
+
+    /// "see 'vitals frames --help'" from the parser's full message, when it names the help to see.
+    static func helpHint(_ fullMessage: String) -> String? {
+        guard let r = fullMessage.range(of: "See '"), let end = fullMessage[r.upperBound...].firstIndex(of: "'")
+        else { return nil }
+        return "see '\(fullMessage[r.upperBound..<end])'"
+    }
+
+    /// `message` on one line: its lines joined with "; " (blank lines and surrounding spaces dropped).
+    static func oneLine(_ message: String) -> String {
+        message.split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+            .joined(separator: "; ")
+    }
 }

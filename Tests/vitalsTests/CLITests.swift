@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import VitalsIO
+
+/// The `vitals` binary `swift test` built: beside the test bundle, or in `.build/debug` of this
+/// checkout.
+let vitalsBinary: String? = {
+    var candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
+    candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
+    candidates.append(Bundle.main.bundleURL)
+    candidates.append(
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug"))
+    return candidates.map { $0.appendingPathComponent("vitals").path }
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+}()
+
+/// What one run of `vitals` gave.
+struct Run {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    /// The lines of stderr.
+    var errorLines: [Substring] { stderr.split(separator: "\n") }
+}
+
+/// Runs `vitals arguments` in `directory` and waits for it.
+func vitals(_ arguments: [String], in directory: String) throws -> Run {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try #require(vitalsBinary, "the vitals binary was not found"))
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Read stderr on another thread so neither pipe fills up and blocks the program.
+    final class Box: @unchecked Sendable { var data = Data() }
+    let errBox = Box()
+    let errHandle = err.fileHandleForReading
+    let errRead = DispatchSemaphore(value: 0)
+    Thread {
+        errBox.data = errHandle.readDataToEndOfFile()
+        errRead.signal()
+    }.start()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    errRead.wait()
+    return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+               stderr: String(decoding: errBox.data, as: UTF8.self))
+}
+
+/// A fresh temporary folder.
+func scratchFolder(_ name: String) throws -> String {
+    let path = FileManager.default.temporaryDirectory
+        .appendingPathComponent("vitals-cli-\(name)-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+@Suite(.enabled(if: vitalsBinary != nil))
+struct CLITests {
+    @Test func badOptionsAreOneLineOnStderr() throws {
+        let dir = try scratchFolder("options")
+        try FingerVideoSimulator(.init(bpm: 72, seconds: 1, width: 32, height: 24)).writeY4M(to: dir + "/clip.y4m")
+        let cases: [([String], String)] = [
+            (["simulate", "finger", "--bpm", "500", "o.y4m"], "heart rate must be"),
+            (["simulate", "finger", "--seconds", "0", "o.y4m"], "length must be"),
+            (["frames", "clip.y4m", "--stride", "0"], "stride"),
+            (["frames", "clip.y4m", "--region", "1,2"], "--region"),
+            (["heart-rate", "--hop", "0", "--window", "5"], "--hop"),
+            (["heart-rate", "--window", "0"], "--window"),
+            (["steps", "--height", "0", "x.csv"], "--height"),
+            (["bench", "--rounds", "0"], "--rounds"),
+            (["motion", "--wrist", "middle", "x.csv"], "middle"),
+            (["frames"], "<video>"),
+            (["nosuch"], "nosuch"),
+        ]
+        for (arguments, phrase) in cases {
+            let run = try vitals(arguments, in: dir)
+            #expect(run.status != 0, "\(arguments)")
+            #expect(run.errorLines.count == 1, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.hasPrefix("Error: "), "\(arguments)")
+            #expect(run.stderr.contains(phrase), "\(arguments): \(run.stderr)")
+            #expect(!run.stderr.contains("Usage:"), "\(arguments)")
+        }
+        // Help still prints in full, on stdout, with status 0.
+        let help = try vitals(["frames", "--help"], in: dir)
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE: vitals frames"))
+        #expect(help.stdout.contains("--max-size"))
+    }
+}
