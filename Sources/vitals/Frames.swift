@@ -36,6 +36,9 @@ struct Frames: ParsableCommand {
     }
 
     func run() throws {
+        if csv, let output {
+            try checkDistinctFiles(outputs: [("--output \(output)", output)], inputs: [("the input video", video)])
+        }
         try CLIError.wrap {
             var frameRegion = FrameRegion.full
             if let region {

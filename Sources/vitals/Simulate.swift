@@ -44,8 +44,11 @@ struct Simulate: ParsableCommand {
         var output: String
 
         func run() throws {
-            if VideoFile.hasVideoExtension(output) && !output.lowercased().hasSuffix(".y4m") {
+            if URL(fileURLWithPath: output).pathExtension.lowercased() != "y4m" && !Self.isDevice(output) {
                 throw ValidationError("the simulator writes Y4M video: name the output .y4m (got \(output))")
+            }
+            if let truth {
+                try checkDistinctFiles(outputs: [("the output video", output), ("--truth \(truth)", truth)], inputs: [])
             }
             let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
             guard parts.count == 2 else { throw ValidationError("--size must look like 320x240 (got \(size))") }
@@ -76,6 +79,15 @@ struct Simulate: ParsableCommand {
                           + (liftAt.map { ", finger lifted at \($0) s" } ?? ""))
                 }
             }
+        }
+
+        /// Whether `path` exists and is not a regular file or folder (`/dev/stdout`, a named pipe):
+        /// a stream to write Y4M into, whatever its name.
+        static func isDevice(_ path: String) -> Bool {
+            var s = stat()
+            guard stat(path, &s) == 0 else { return false }
+            let type = s.st_mode & S_IFMT
+            return type == S_IFCHR || type == S_IFIFO
         }
     }
 }

@@ -61,6 +61,45 @@ func scratchFolder(_ name: String) throws -> String {
 
 @Suite(.enabled(if: vitalsBinary != nil))
 struct CLITests {
+    @Test func anOutputFileThatIsTheInputIsRefusedBeforeAnythingIsWritten() throws {
+        let dir = try scratchFolder("overwrite")
+        let video = dir + "/victim.y4m"
+        try FingerVideoSimulator(.init(bpm: 72, seconds: 1, width: 32, height: 24)).writeY4M(to: video)
+        let before = try Data(contentsOf: URL(fileURLWithPath: video))
+        try FileManager.default.createSymbolicLink(atPath: dir + "/link.y4m", withDestinationPath: video)
+        try FileManager.default.linkItem(atPath: video, toPath: dir + "/hard.y4m")
+        for output in ["victim.y4m", "./victim.y4m", video, "link.y4m", "hard.y4m"] {
+            let run = try vitals(["frames", "victim.y4m", "--csv", "-o", output], in: dir)
+            #expect(run.status != 0, "frames -o \(output)")
+            #expect(run.errorLines.count == 1)
+            #expect(run.stderr.contains("same file as the input video"))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: video)) == before)
+        }
+        let fine = try vitals(["frames", "victim.y4m", "--csv", "-o", "means.csv"], in: dir)
+        #expect(fine.status == 0)
+        #expect(FileManager.default.fileExists(atPath: dir + "/means.csv"))
+
+        // The simulator's two outputs.
+        for truth in ["t.y4m", "./t.y4m"] {
+            let run = try vitals(["simulate", "finger", "--seconds", "1", "t.y4m", "--truth", truth], in: dir)
+            #expect(run.status != 0)
+            #expect(run.errorLines.count == 1)
+            #expect(run.stderr.contains("same file as the output video"))
+            #expect(!FileManager.default.fileExists(atPath: dir + "/t.y4m"))
+        }
+    }
+
+    @Test func theSimulatorWritesOnlyToAY4MName() throws {
+        let dir = try scratchFolder("simulate")
+        for name in ["out.csv", "out", "out.mp4"] {
+            let run = try vitals(["simulate", "finger", "--seconds", "1", name], in: dir)
+            #expect(run.status != 0)
+            #expect(run.errorLines == ["Error: the simulator writes Y4M video: name the output .y4m (got \(name))"])
+            #expect(!FileManager.default.fileExists(atPath: dir + "/" + name))
+        }
+        #expect(try vitals(["simulate", "finger", "--seconds", "1", "out.Y4M"], in: dir).status == 0)
+    }
+
     @Test func badOptionsAreOneLineOnStderr() throws {
         let dir = try scratchFolder("options")
         try FingerVideoSimulator(.init(bpm: 72, seconds: 1, width: 32, height: 24)).writeY4M(to: dir + "/clip.y4m")

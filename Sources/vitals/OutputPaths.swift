@@ -1,0 +1,35 @@
+import Foundation
+
+/// Refuses, before anything is written, an output file that is an input or another output of the
+/// same command: `vitals frames clip.y4m --csv -o clip.y4m` would replace the video with its CSV.
+///
+/// Paths are compared resolved (absolute, `.` and `..` folded, symbolic links followed, also in the
+/// folder of a file that does not exist yet), and files that exist by device and inode (hard links).
+/// - Parameters:
+///   - outputs: each output's description for the message ("--output FILE") and its path.
+///   - inputs: each input's description ("the input video") and its path.
+/// - Throws: `CLIError` naming both.
+func checkDistinctFiles(outputs: [(what: String, path: String)], inputs: [(what: String, path: String)]) throws {
+    for (i, output) in outputs.enumerated() {
+        for other in inputs + outputs[..<i] where sameFile(output.path, other.path) {
+            throw CLIError("\(output.what) is the same file as \(other.what) (\(other.path)): choose another output file")
+        }
+    }
+}
+
+/// Whether `a` and `b` name the same file: the same resolved path, or the same device and inode.
+func sameFile(_ a: String, _ b: String) -> Bool {
+    if resolvedPath(a) == resolvedPath(b) { return true }
+    var sa = stat(), sb = stat()
+    guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+}
+
+/// `path` made absolute, `.` and `..` folded and symbolic links followed; for a file that does not
+/// exist, its folder resolved and its name appended.
+func resolvedPath(_ path: String) -> String {
+    let url = URL(fileURLWithPath: path).standardizedFileURL
+    if FileManager.default.fileExists(atPath: url.path) { return url.resolvingSymlinksInPath().path }
+    let folder = url.deletingLastPathComponent().resolvingSymlinksInPath()
+    return folder.appendingPathComponent(url.lastPathComponent).path
+}
