@@ -51,14 +51,26 @@ public enum FrameBenchmarks {
         max(64, (poolBytes + bytesPerFrame - 1) / bytesPerFrame)
     }
 
+    /// The benchmarks' names, in the order they run.
+    public static var names: [String] {
+        sizes.flatMap { w, h in formats.flatMap { names(format: $0, width: w, height: h) } }
+    }
+
+    static let formats = [PixelFormat.bgra, .yuv420BiPlanar(.videoRange601)]
+
+    /// The names of the benchmarks of one frame size and format.
+    static func names(format: PixelFormat, width: Int, height: Int) -> [String] {
+        let size = "\(format.name)-\(width)x\(height)"
+        return ["frame-mean-\(size)", "frame-mean-\(size)-stride4", "memcpy-\(size)"]
+    }
+
     /// Runs every frame benchmark whose name contains `filter` (all when nil).
     /// - Parameter rounds: rounds per benchmark; the fastest is reported.
     public static func run(filter: String? = nil, rounds: Int = 7) -> [BenchmarkResult] {
         var results: [BenchmarkResult] = []
         for (w, h) in sizes {
-            for format in [PixelFormat.bgra, .yuv420BiPlanar(.videoRange601)] {
-                let size = "\(format.name)-\(w)x\(h)"
-                let names = ["frame-mean-\(size)", "frame-mean-\(size)-stride4", "memcpy-\(size)"]
+            for format in formats {
+                let names = names(format: format, width: w, height: h)
                 guard names.contains(where: { filter == nil || $0.contains(filter!) }) else { continue }
                 let frames = makeFrames(format: format, width: w, height: h)
                 defer { frames.forEach { $0.deallocate() } }

@@ -9,6 +9,12 @@ public enum MotionBenchmarks {
     /// Batches per round.
     public static let batches = 16
 
+    /// The benchmarks' names, in the order they run.
+    public static let names = [
+        "motion-swingwatch", "motion-strokes", "motion-reps", "motion-impacts", "motion-pose-stability",
+        "motion-attitude-filter",
+    ]
+
     /// Every motion benchmark whose name contains `filter`; the fastest of `rounds` rounds.
     /// `samplesPerSecond` is set; `nsPerOp` is per sample.
     public static func run(filter: String? = nil, rounds: Int = 7) -> [BenchmarkResult] {
@@ -28,6 +34,7 @@ public enum MotionBenchmarks {
                 return n
             }),
         ]
+        precondition(cases.map(\.0) == names, "MotionBenchmarks.names differs from the benchmarks run")
         let selected = cases.filter { filter == nil || $0.0.contains(filter!) }
         guard !selected.isEmpty else { return [] }
         let samples = makeSamples()

@@ -52,9 +52,15 @@ public enum PulseBenchmarks {
     /// Runs the benchmarks whose names contain `filter` (all when nil); each reports its fastest round,
     /// in CPU time of the calling thread (as the step benchmarks: on a shared machine, wall time
     /// also counts the time other processes hold the core).
+    /// The benchmarks' names, in the order they run.
+    public static let names = ["ppg-batch-1h-100hz", "ppg-stream-24h-100hz", "pulse-stream-per-frame-30fps"]
+
     public static func run(filter: String? = nil, rounds: Int = 3) -> [BenchmarkResult] {
         var results: [BenchmarkResult] = []
-        func wanted(_ name: String) -> Bool { filter.map { name.contains($0) } ?? true }
+        func wanted(_ name: String) -> Bool {
+            precondition(names.contains(name), "\(name) missing from PulseBenchmarks.names")
+            return filter.map { name.contains($0) } ?? true
+        }
         if wanted("ppg-batch-1h-100hz") {
             let inputs = syntheticPPG(seconds: 3600, rate: 100)
             var best = Double.infinity

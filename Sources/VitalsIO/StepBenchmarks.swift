@@ -13,11 +13,16 @@ public enum StepBenchmarks {
     /// Rates benchmarked, Hz: Core Motion's usual 100 Hz and the Oxford Pixel's 400 Hz.
     public static let rates: [Double] = [100, 400]
 
+    /// The benchmarks' names, in the order they run.
+    public static var names: [String] { rates.map(name(rate:)) }
+
+    static func name(rate: Double) -> String { "pedometer-detect-\(Int(rate))Hz" }
+
     /// Runs the benchmarks whose name contains `filter` (all when nil).
     public static func run(filter: String? = nil, rounds: Int = 5) -> [BenchmarkResult] {
         var results: [BenchmarkResult] = []
         for rate in rates {
-            let name = "pedometer-detect-\(Int(rate))Hz"
+            let name = name(rate: rate)
             guard filter == nil || name.contains(filter!) else { continue }
             let (times, acc) = makeWalk(rate: rate)
             var best = Double.infinity

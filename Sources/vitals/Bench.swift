@@ -16,8 +16,17 @@ struct Bench: ParsableCommand {
     @Option(help: "Rounds per benchmark; the fastest round is reported (the PPG benchmarks take at most 5; the 24-hour stream runs once).")
     var rounds = 7
 
+    /// Every benchmark's name, in the order they run.
+    static var names: [String] {
+        PulseBenchmarks.names + FrameBenchmarks.names + StepBenchmarks.names + MotionBenchmarks.names
+    }
+
     func validate() throws {
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
+        if let filter, filter.isEmpty || !Self.names.contains(where: { $0.contains(filter) }) {
+            let what = filter.isEmpty ? "--filter is empty" : "--filter '\(filter)' matches no benchmark"
+            throw ValidationError("\(what); the benchmarks are \(Self.names.joined(separator: ", "))")
+        }
     }
 
     func run() throws {

@@ -130,4 +130,18 @@ struct CLITests {
         #expect(help.stdout.contains("USAGE: vitals frames"))
         #expect(help.stdout.contains("--max-size"))
     }
+
+    @Test func aBenchmarkFilterThatMatchesNothingNamesTheBenchmarks() throws {
+        let dir = try scratchFolder("bench")
+        for filter in ["nonsense", ""] {
+            let run = try vitals(["bench", "--filter", filter], in: dir)
+            #expect(run.status != 0)
+            #expect(run.errorLines.count == 1)
+            #expect(run.stderr.contains("ppg-batch-1h-100hz"))
+            #expect(run.stderr.contains("memcpy-bgra-640x480"))
+            #expect(run.stderr.contains("pedometer-detect-100Hz"))
+            #expect(run.stderr.contains("motion-reps"))
+            #expect(run.stdout.isEmpty)
+        }
+    }
 }
