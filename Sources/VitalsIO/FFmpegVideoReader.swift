@@ -264,7 +264,7 @@ public final class FFmpegVideoReader: VideoFrameReader {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return nil }
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: out.fileHandleForReading.readToEndRetryingInterrupts(), as: UTF8.self)
         process.waitUntilExit()
         guard let r = text.range(of: "version ") else { return nil }
         let digits = text[r.upperBound...].drop { !$0.isNumber }.prefix { $0.isNumber || $0 == "." }
@@ -314,9 +314,9 @@ public final class FFmpegVideoReader: VideoFrameReader {
         }
         // ffprobe's output is small; read both pipes to the end (stderr on a thread so neither blocks).
         let errData = DataBox()
-        let errThread = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+        let errThread = Thread { errData.set(err.fileHandleForReading.readToEndRetryingInterrupts()) }
         errThread.start()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let data = out.fileHandleForReading.readToEndRetryingInterrupts()
         process.waitUntilExit()
         let message = errData.waitAndGet()
             .split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
@@ -655,5 +655,29 @@ public enum VideoFile {
             return try Y4MReader(path: path)
         }
         return try FFmpegVideoReader(path: path, options: options)
+    }
+}
+
+/// read(2) (inside a `FileHandle` extension the name means its own `read` methods).
+private func readBytes(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}
+
+extension FileHandle {
+    /// Everything left to read, retrying a read that a signal interrupts. Foundation's
+    /// `readDataToEndOfFile()` traps on EINTR ("'try!' expression unexpectedly raised an error ...
+    /// Interrupted system call"), and reading a child process's pipe invites one: its exit sends
+    /// SIGCHLD. A read that fails otherwise ends the data there.
+    public func readToEndRetryingInterrupts() -> Data {
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { readBytes(fileDescriptor, $0.baseAddress!, $0.count) }
+            if n > 0 {
+                data.append(contentsOf: chunk[0..<n])
+            } else if n == 0 || errno != EINTR {
+                return data
+            }
+        }
     }
 }

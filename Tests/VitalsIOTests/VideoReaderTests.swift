@@ -104,7 +104,7 @@ struct VideoReaderTests {
         let pipe = Pipe()
         probe.standardOutput = pipe
         try probe.run()
-        let listed = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let listed = String(decoding: pipe.fileHandleForReading.readToEndRetryingInterrupts(), as: UTF8.self)
             .split(whereSeparator: \.isNewline).compactMap { Double($0.trimmingCharacters(in: CharacterSet(charactersIn: ", "))) }
         probe.waitUntilExit()
         #expect(listed.count == samples.count)

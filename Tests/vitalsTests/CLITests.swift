@@ -41,10 +41,10 @@ func vitals(_ arguments: [String], in directory: String) throws -> Run {
     let errHandle = err.fileHandleForReading
     let errRead = DispatchSemaphore(value: 0)
     Thread {
-        errBox.data = errHandle.readDataToEndOfFile()
+        errBox.data = errHandle.readToEndRetryingInterrupts()
         errRead.signal()
     }.start()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let outData = out.fileHandleForReading.readToEndRetryingInterrupts()
     process.waitUntilExit()
     errRead.wait()
     return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
