@@ -57,6 +57,7 @@ struct HeartRate: ParsableCommand {
             }
             path = url.path
         }
+        var decoding: VideoDecodingIssues?
         var recording = try CLIError.wrap { () throws -> PulseRecording in
             if VideoFile.hasVideoExtension(path) {
                 // A video's times come from its frames and its signal is the frames' colour.
@@ -68,6 +69,7 @@ struct HeartRate: ParsableCommand {
                 let means = try VideoColorMeans(path: path, options: .init(maxDimension: 160), progress: progress.update)
                 progress.finish()
                 if let issues = means.decodingIssues { warn(issues.warning(path: path)) }
+                decoding = means.decodingIssues ?? VideoDecodingIssues(errors: 0, damagedFrames: 0, undecodablePackets: 0)
                 return try PulseRecording.colors(means.samples, source: path)
             }
             return try PulseRecording.load(path: path, column: bundled ? "ppg" : column, rate: rate)
@@ -94,8 +96,18 @@ struct HeartRate: ParsableCommand {
         if let window, window > recording.coveredDuration + 1e-9 {
             warn(String(format: "--window %g s is longer than the %.1f-s recording: no windows", window, recording.duration))
         }
-        let report = HeartRateReport.json(input: bundled ? "bundled:a103l-ppg-60s.csv" : path, recording: recording,
+        var report = HeartRateReport.json(input: bundled ? "bundled:a103l-ppg-60s.csv" : path, recording: recording,
                                           analysis: analysis, hrv: hrv, window: windowSpec)
+        if let decoding, case .object(var fields) = report {
+            // A video's decoding trouble (as `frames --json` reports it): the colours of damaged
+            // frames are the decoder's concealment, not the finger's.
+            fields.append(("video_decoding", .object([
+                ("decoding_errors", .number(Double(decoding.errors))),
+                ("damaged_frames", .number(Double(decoding.damagedFrames))),
+                ("undecodable_packets", .number(Double(decoding.undecodablePackets))),
+            ])))
+            report = .object(fields)
+        }
         if json {
             print(report.serialized())
         } else {
