@@ -108,8 +108,10 @@ public enum StepLogs {
 
     /// Reads the Oxford step-counter layout: `timestamp_ns,sensor_type,x,y,z` (the data set's files
     /// have no header; a first line naming those columns is read as one), acceleration in m/s² with
-    /// gravity. Every row is taken as an accelerometer row (the set logs one sensor per file).
-    /// - Throws: `InputError` (non-numeric field, time going backwards, too few rows).
+    /// gravity. The set logs one sensor per file (its type code differs between phones: 2 or 3), so
+    /// every row is taken as an accelerometer row, and a file mixing sensor types is refused rather
+    /// than read as one sensor.
+    /// - Throws: `InputError` (non-numeric field, mixed sensor types, time going backwards, too few rows).
     public static func readOxford(bytes: [UInt8], source: String) throws -> AccelerationRecording {
         let firstLine = bytes.prefix { $0 != 0x0A }
         let hasHeader = isOxfordHeader(String(decoding: firstLine, as: UTF8.self))
@@ -117,9 +119,13 @@ public enum StepLogs {
         guard csv.header.count >= 5 else {
             throw InputError(.unsupportedFormat, "\(source): expected 5 columns timestamp_ns,sensor_type,x,y,z, found \(csv.header.count)")
         }
-        let cols = try csv.numericColumns([0, 2, 3, 4])
+        let cols = try csv.numericColumns([0, 1, 2, 3, 4])
+        if let first = cols[1].first, let other = cols[1].firstIndex(where: { $0 != first && !($0.isNaN && first.isNaN) }) {
+            throw InputError(.unsupportedFormat,
+                             "\(source): rows of more than one sensor type (\(String(format: "%g", first)) and \(String(format: "%g", cols[1][other])) at line \(csv.lineNumber(ofRow: other))); keep the accelerometer's rows only")
+        }
         return try assemble(format: "oxford", source: source, rawTime: cols[0], timeScale: 1e-9,
-                            x: cols[1], y: cols[2], z: cols[3], scale: 1 / standardGravity, line: csv.lineNumber(ofRow:))
+                            x: cols[2], y: cols[3], z: cols[4], scale: 1 / standardGravity, line: csv.lineNumber(ofRow:))
     }
 
     /// Reads an IPOL gait file (`*_lb.txt`): header lines, then tab-separated `PacketCounter, Acc_X,

@@ -23,6 +23,15 @@ struct StepLogsTests {
         #expect(abs(r.acceleration[0].z - 1) < 1e-12 && abs(r.acceleration[1].x - 1) < 1e-12 && abs(r.acceleration[2].y + 0.5) < 1e-12)
     }
 
+    @Test("an Oxford file that mixes sensor types is refused, not read as one accelerometer")
+    func oxfordMixedSensors() throws {
+        let path = try write("1000000000000,3,0,0,9.80665\n1000010000000,4,0.1,0.2,0.3\n1000020000000,3,0,-4.903325,0\n",
+                             name: "accelerometer.csv")
+        #expect(throws: InputError(.unsupportedFormat, "\(path): rows of more than one sensor type (3 and 4 at line 2); keep the accelerometer's rows only")) {
+            try StepLogs.read(path: path)
+        }
+    }
+
     @Test("reads an Oxford file with the header its help names; motion-log options reach the motion-log reader")
     func oxfordHeaderAndOptions() throws {
         // The header line `timestamp_ns,sensor_type,x,y,z` made the file a motion log: "no motion
