@@ -95,8 +95,11 @@ public struct CSVFile: Sendable {
             throw InputError(.notText, "\(source): not a text CSV file (first line is not UTF-8)")
         }
         let sep: UInt8 = text.contains(",") || !text.contains("\t") ? UInt8(ascii: ",") : 0x09
-        let names = text.split(separator: Character(UnicodeScalar(sep)), omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \"'")) }
+        var headerFields: [Range<Int>] = []
+        firstLine.withUnsafeBufferPointer { Self.splitFields($0, 0..<$0.count, separator: sep, into: &headerFields) }
+        let names = headerFields.map {
+            String(decoding: firstLine[$0], as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: " \"'"))
+        }
         self.separator = sep
         self.hasHeader = hasHeader
         self.source = source
@@ -178,27 +181,45 @@ public struct CSVFile: Sendable {
                 var stop = end
                 if stop > i && buf[stop - 1] == 0x0D { stop -= 1 }
                 if stop > i {
-                    ranges.removeAll(keepingCapacity: true)
-                    var f = i
-                    var j = i
-                    var quoted = false
-                    while j < stop {
-                        let c = buf[j]
-                        if c == separator && !quoted {
-                            ranges.append(f..<j)
-                            f = j + 1
-                        } else if c == 0x22 {
-                            quoted.toggle()
-                        }
-                        j += 1
-                    }
-                    ranges.append(f..<stop)
+                    Self.splitFields(buf, i..<stop, separator: separator, into: &ranges)
                     try body(line, ranges, buf)
                 }
                 i = end + 1
                 line += 1
             }
         }
+    }
+
+    /// The byte ranges of the fields of `line` (no line break), in `ranges`. A field that opens with a
+    /// double quote (after spaces) runs to its closing quote, separators included (`""` inside it is
+    /// a quote); a quote elsewhere is an ordinary character (`5" screen`).
+    @inline(__always)
+    static func splitFields(_ buf: UnsafeBufferPointer<UInt8>, _ line: Range<Int>, separator: UInt8,
+                            into ranges: inout [Range<Int>]) {
+        ranges.removeAll(keepingCapacity: true)
+        var f = line.lowerBound
+        var j = f
+        var quoted = false
+        var atStart = true  // only spaces so far in this field
+        while j < line.upperBound {
+            let c = buf[j]
+            if quoted {
+                if c == 0x22 {
+                    if j + 1 < line.upperBound && buf[j + 1] == 0x22 { j += 1 } else { quoted = false }
+                }
+            } else if c == separator {
+                ranges.append(f..<j)
+                f = j + 1
+                atStart = true
+            } else if c == 0x22 && atStart {
+                quoted = true
+                atStart = false
+            } else if c != 0x20 {
+                atStart = false
+            }
+            j += 1
+        }
+        ranges.append(f..<line.upperBound)
     }
 
     /// The file line (1-based) of data row `index` (0-based, as in the arrays ``numericColumns(_:)``
@@ -226,9 +247,11 @@ public struct CSVFile: Sendable {
             // could be the wrong one. Empty trailing fields (a trailing separator) are harmless.
             if hasHeader, fields.count > header.count,
                fields[header.count...].contains(where: { r in buf[r].contains { $0 != 0x20 && $0 != 0x09 } }) {
+                let hint = fields.count == header.count + 1
+                    ? " (a header without a name for the first column, as R's write.table writes row names? or a value with an unquoted comma)"
+                    : separator == 0x2C ? " (a value with a comma in it, such as a decimal comma, must be quoted or use a decimal point)" : ""
                 throw InputError(.notANumber,
-                                 "\(source): line \(line) has \(fields.count) fields but the header names \(header.count) columns"
-                                 + (separator == 0x2C ? " (a value with a comma in it, such as a decimal comma, must be quoted or use a decimal point)" : ""))
+                                 "\(source): line \(line) has \(fields.count) fields but the header names \(header.count) columns" + hint)
             }
             for (k, c) in indices.enumerated() {
                 guard c < fields.count else {

@@ -50,6 +50,17 @@ import Testing
         }
     }
 
+    /// A quote inside an unquoted field is an ordinary character: `5" screen` had opened a quoted
+    /// field that never closed, so the rest of the row became one field (half a motion log dropped as
+    /// "empty or non-finite"). Quoted header names keep their commas; `""` inside quotes is a quote.
+    @Test func aQuoteOnlyOpensAFieldAtItsStart() throws {
+        let f = try csv("time_s,note,ppg\n0,5\" screen,1.5\n0.5,\"say \"\"hi\"\", ok\",2.5\n")
+        #expect(try f.numericColumns([0, 2]) == [[0, 0.5], [1.5, 2.5]])
+        #expect(f.stringColumn(1).first == "5\" screen")
+        let quotedHeader = try csv("\"time, s\",ppg\n0,1\n")
+        #expect(quotedHeader.header == ["time, s", "ppg"])
+    }
+
     /// A row with more values than the header has columns does not line up with them.
     @Test func aRowWithMoreValuesThanColumnsIsAnError() throws {
         let f = try csv("time_s,ppg\n0,1.5\n0.5,100,4974\n")
