@@ -507,7 +507,10 @@ final class FFmpegLog: @unchecked Sendable {
         // (a valid AVI with two frames stamped alike draws it).
         if isError && !text.contains("to muxer") { errorLines += 1 }
         if text.contains("corrupt decoded frame") { damagedFrames += 1 }
-        if text.hasPrefix("Error while decoding stream") { undecodablePackets += 1 }
+        // ffmpeg up to 6 logs "Error while decoding stream ..."; ffmpeg 7's fftools say "Decoding
+        // error: ..." or "Error submitting packet to decoder: ..." for the same packet.
+        if text.hasPrefix("Error while decoding stream") || text.hasPrefix("Decoding error")
+            || text.hasPrefix("Error submitting packet to decoder") { undecodablePackets += 1 }
         lastLine = text
         let score = Self.score(text, level: level)
         if score > 0, score >= (bestLine?.score ?? 0) { bestLine = (score, text) }
