@@ -68,17 +68,19 @@ public struct PulseAnalysis: Sendable {
         return result
     }
 
-    /// Seconds of [0, `end`] inside at least one analysis window: the time the rates and quality
-    /// reports speak for. Where the finger was off the lens, the signal unusable (flat, clipped) or
-    /// the input missing, no window was analysed; a rate can still come from the rest, and this says
-    /// how much of the recording that is. A window reaches back ``analysisWindow`` seconds from its
-    /// update, but not past the contact or the end of a gap that started its stretch.
-    public func analysedSeconds(end: Double) -> Double {
+    /// Seconds of [0, `end`] inside at least one analysis window (with `answeredOnly`, one whose rate
+    /// was confident enough to report): the time the quality reports (the rates) speak for. Where the
+    /// finger was off the lens or the input missing, no window was analysed; where the signal was
+    /// unusable (flat, clipped, noise) windows were analysed and declined. A rate can come from the
+    /// rest, and this says how much of the recording that is. A window reaches back
+    /// ``analysisWindow`` seconds from its update, but not past the contact or the end of a gap that
+    /// started its stretch.
+    public func analysedSeconds(end: Double, answeredOnly: Bool = false) -> Double {
         var restarts = gaps.map(\.to)
         for case .contactFound(let t) in contactEvents { restarts.append(t) }
         restarts.sort()
         var total = 0.0, coveredTo = 0.0, r = -1
-        for q in updates {
+        for q in updates where !answeredOnly || q.index >= minimumConfidence {
             while r + 1 < restarts.count && restarts[r + 1] <= q.time { r += 1 }
             let from = max(q.time - analysisWindow, r >= 0 ? restarts[r] : 0, coveredTo)
             let to = min(q.time, end)

@@ -94,10 +94,12 @@ public enum HeartRateReport {
             ("perfusion_percent", .num(Statistics.median(q.compactMap(\.perfusionPercent)), digits: 3)),
             ("gaps", .array(recording.gaps.map { .object([("from_s", .num($0.from, digits: 3)), ("to_s", .num($0.to, digits: 3))]) })),
             ("skipped_samples", .number(Double(analysis.rejections.nonFinite + analysis.rejections.nonIncreasingTime))),
-            // How much of the recording the analysis windows cover (see PulseAnalysis.analysedSeconds):
-            // a rate from 10 s of a 30-s clip whose finger left the lens says so here.
+            // How much of the recording the analysis windows cover, and the answered ones (see
+            // PulseAnalysis.analysedSeconds): a rate from 10 s of a 30-s clip whose finger left the
+            // lens, or whose signal then clipped, says so here.
             ("analysed_s", .num(analysed, digits: 2)),
             ("analysed_fraction", .num(analysed / max(recording.coveredDuration, 1e-9), digits: 3)),
+            ("answered_s", .num(analysis.analysedSeconds(end: recording.coveredDuration, answeredOnly: true), digits: 2)),
             ("flat_runs", .number(Double(analysis.rejections.flatRuns))),
         ])))
         return .object(fields)

@@ -623,6 +623,22 @@ func beatsStillBeingDecidedWhenAStretchEndsAreConfirmed(liftOff: Bool) {
         #expect(whole > 28, "analysed \(whole) s")
     }
 
+    /// A sensor stuck for 30 s of 60 is analysed (its windows declined) but not answered for.
+    @Test func aStuckSensorIsAnalysedButNotAnsweredFor() {
+        var rng = SplitMix64(seed: 9)
+        let inputs: [PulseInput] = (0..<(60 * 100)).map { i in
+            let t = Double(i) / 100
+            let p = (t * 72 / 60).truncatingRemainder(dividingBy: 1)
+            let pulse = exp(-pow((p - 0.2) / 0.07, 2)) + 0.35 * exp(-pow((p - 0.5) / 0.08, 2)) + 0.02 * rng.gaussian()
+            return .ppg(time: t, value: t >= 20 && t < 50 ? 0.5 : pulse)
+        }
+        let a = PulseAnalysis.run(inputs, sampleRate: 100)
+        #expect(a.heartRate != nil)
+        #expect(a.analysedSeconds(end: 60) > 54)
+        let answered = a.analysedSeconds(end: 60, answeredOnly: true)
+        #expect(answered > 25 && answered < 45, "answered \(answered) s")
+    }
+
     /// Runs of exactly identical samples (a clipped sensor, or a synthetic baseline with no noise)
     /// block the upstrokes after them; they are counted so that a rate with few beats is explained.
     @Test func flatRunsAreCounted() {
