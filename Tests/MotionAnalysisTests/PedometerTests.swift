@@ -102,6 +102,24 @@ struct PedometerTests {
         #expect(matched(steps, contacts) >= contacts.count - 2)
     }
 
+    /// A limp, or a phone in one front pocket: steps alternate 0.36 and 0.68 s (Oxford
+    /// Pixel_Jamie_Hard_FrontPocket_1). A starting chain had to be regular step by step, and the
+    /// long steps lie 30-50 % past the median, so after a 4-6-s hole in that log the walk was not
+    /// counted again for 50 s (160 of 268 steps). These are the chains it then rejected, from its log.
+    @Test("a starting chain of alternating long and short steps is regular by strides")
+    func alternatingStepsAreRegularByStrides() {
+        let limp = [0.46, 0.38, 0.68, 0.36, 0.68, 0.36, 0.68, 0.38]
+        let median = limp.sorted()[limp.count / 2]
+        #expect(!limp.allSatisfy { abs($0 - median) <= StepCounter.chainRegularity * median })
+        #expect(StepCounter.regularStrides(limp, period: 0.52))
+        #expect(StepCounter.regularStrides([0.36, 0.68, 0.36, 0.68, 0.38], period: 0.52))
+        // Not a gait: strides that wander, a step far outside the window, a stride twice the period's.
+        #expect(!StepCounter.regularStrides([0.36, 0.68, 0.72, 0.34, 0.36], period: 0.52))
+        #expect(!StepCounter.regularStrides([0.46, 0.08, 0.68, 0.36, 0.68], period: 0.52))
+        #expect(!StepCounter.regularStrides([0.36, 0.68, 0.36, 0.68, 0.38], period: 0.3))
+        #expect(!StepCounter.regularStrides([0.36, 0.68, 0.36], period: 0.52))  // too short to tell
+    }
+
     @Test("a recording with no walking gives no steps and no events")
     func standingStillGivesNothing() {
         let sim = WalkSimulator(seed: 3)
