@@ -159,8 +159,16 @@ public struct FrameSampler: Sendable, Hashable {
         return scalarSums(plane, rect, bytesPerSample: bytesPerSample, stride: stride)
     }
 
-    /// Rows read side by side (16 measured no better than 8 here).
+    /// Rows read side by side in a strided read (16 measured no better than 8 here).
     static let rowsPerGroup = 8
+
+    /// Bands of rows a full read walks side by side. Which count is fastest depends on the CPU's
+    /// prefetchers: on the machine of earlier sessions 8 bands read a cold NV12 640x480 frame about
+    /// twice as fast as one stream; on the 2-core AMD EPYC of 23 Nov 2026, 2 bands took 45-51 / 19-20
+    /// / 298-332 / 117-146 µs (BGRA 640x480, NV12 640x480, BGRA 1920x1080, NV12 1920x1080), 8 bands
+    /// 58-61 / 22-28 / 387-536 / 141-198 µs and 1 band 49-55 / 19-20 / 349-410 / 122-148 µs, with
+    /// OpenCV's cv2.mean at 49 / 19 / 284 / 121 µs (`bench/check_frame_speed.py`, side by side).
+    static let bandsPerFullRead = 2
 
     /// 16-byte loads per 64-byte cache line (the line size of x86-64 and of most arm64 cores; on
     /// cores with 128-byte lines every other prefetch is redundant, which costs next to nothing).
@@ -176,10 +184,9 @@ public struct FrameSampler: Sendable, Hashable {
     /// (plus a mask for strides above 1).
     ///
     /// Rows go eight at a time, so that eight streams of memory reads are in flight instead of one:
-    /// - full reads (`stride` 1) walk eight bands of rows (the first, second, ... eighth part of the
-    ///   region) side by side, each band reading its rows in order, so each stream stays sequential
-    ///   and the hardware prefetcher follows all eight. Measured here, this reads a cold 640x480
-    ///   NV12 frame about twice as fast as one row after another.
+    /// - full reads (`stride` 1) walk ``bandsPerFullRead`` bands of rows (the first, second, ...
+    ///   part of the region) side by side, each band reading its rows in order, so each stream stays
+    ///   sequential and the hardware prefetcher follows them all.
     /// - strided reads walk eight consecutive sampled rows side by side, since the rows between them
     ///   are not read and there is no sequential stream to follow; for the same reason the hardware
     ///   prefetcher does not see the next rows coming (each starts a new stream it must first
@@ -277,7 +284,7 @@ public struct FrameSampler: Sendable, Hashable {
             }
         }
 
-        let group = Self.rowsPerGroup
+        let group = masked ? Self.rowsPerGroup : Self.bandsPerFullRead
         let grouped = rows - rows % group
         if masked {
             var row = first
