@@ -8,7 +8,7 @@ struct Reps: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Find exercise sets and count repetitions in a motion log (CSV).",
         discussion: """
-        JSON: {"sets": [{"start_s", "end_s", "reps", "exercise"}], "reps_total"}; times in seconds from the \
+        JSON: {"sets": [{"start_s", "end_s", "reps", "exercise", "period_s"}], "reps_total"}; times in seconds from the \
         first sample; exercise is null (the counter does not name exercises).
         """)
 
