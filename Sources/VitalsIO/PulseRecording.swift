@@ -21,6 +21,8 @@ public struct PulseRecording: Sendable {
     /// The first sample's time on the file's own clock, seconds: the inputs' times (and so the
     /// analysis's beats and windows) count from it, so a file time is `startTime` + an input time.
     public var startTime: Double = 0
+    /// Corrections made while reading, one sentence each (for a warning).
+    public var notes: [String] = []
 
     /// Loads and validates a recording.
     ///
@@ -59,7 +61,7 @@ public struct PulseRecording: Sendable {
                              "\(src): no time_s column; give the sample rate with --rate HZ (columns: \(csv.headerDescription))")
         }
         let cols = try csv.numericColumns((timeColumn.map { [$0] } ?? []) + signalColumns)
-        let signal = timeColumn == nil ? cols : Array(cols.dropFirst())
+        var signal = timeColumn == nil ? cols : Array(cols.dropFirst())
         let n = signal[0].count
         guard n >= 2 else { throw InputError(.tooShort, "\(src): only \(n) data row(s)") }
         for (k, values) in signal.enumerated() {
@@ -79,8 +81,20 @@ public struct PulseRecording: Sendable {
         } else {
             times = cols[0]
         }
-        return try validated(source: src, times: times, signal: signal, names: names, rate: rate, maximumGap: maximumGap,
-                             rateIsStatedBesideTimes: timeColumn != nil, place: { "line \(csv.lineNumber(ofRow: $0))" })
+        // Colour means scaled to 0...1 (float images, normalised exports) instead of the 0...255 the
+        // pipeline's contact test and colour thresholds use: a fingertip read as a dark, unlit frame
+        // and the rate was declined as "signal quality too low". (A black 0...255 recording whose
+        // brightest mean stays under 0.2 is left as it is.)
+        var notes: [String] = []
+        if column == nil, let largest = signal.lazy.flatMap({ $0 }).max(), largest <= 1, largest >= 0.2,
+           signal.allSatisfy({ $0.allSatisfy { $0 >= 0 } }) {
+            signal = signal.map { $0.map { $0 * 255 } }
+            notes.append(String(format: "%@: r,g,b are 0-1 values (largest %.3g), read as fractions of 255", src, largest))
+        }
+        var recording = try validated(source: src, times: times, signal: signal, names: names, rate: rate, maximumGap: maximumGap,
+                                      rateIsStatedBesideTimes: timeColumn != nil, place: { "line \(csv.lineNumber(ofRow: $0))" })
+        recording.notes = notes
+        return recording
     }
 
     /// Slowest sampling the pipeline takes, Hz (a pulse up to 4 Hz needs more than 2 samples a beat).

@@ -84,6 +84,7 @@ struct HeartRate: ParsableCommand {
                                                  source: recording.source)
             }
         }
+        for note in recording.notes { warn(note) }
         for g in recording.gaps {
             warn(String(format: "gap in the recording from %.2f s to %.2f s: analysed either side", g.from, g.to))
         }

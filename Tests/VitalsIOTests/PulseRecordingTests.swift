@@ -21,6 +21,22 @@ import Testing
         #expect(abs(r.duration - 9.98) < 1e-9)
     }
 
+    /// Colour means exported as 0-1 fractions read as a dark, unlit frame (rate declined as "signal
+    /// quality too low"); they are scaled to 0-255, with a note, and give the same rate.
+    @Test func colourMeansAsFractionsAreScaledAndSaid() throws {
+        var finger = SimulatedFinger(settings: SimulatedFinger.Settings())
+        let frames = finger.inputs(duration: 20).compactMap { if case .color(let c) = $0 { c } else { nil } }
+        func csv(_ scale: Double) -> String {
+            "time_s,r,g,b\n" + frames.map { "\($0.time),\($0.red * scale),\($0.green * scale),\($0.blue * scale)" }.joined(separator: "\n")
+        }
+        let bytes = try load(csv(1), column: nil), fractions = try load(csv(1 / 255), column: nil)
+        #expect(bytes.notes.isEmpty)
+        #expect(fractions.notes.count == 1 && fractions.notes[0].contains("0-1 values"))
+        let a = PulseAnalysis.run(bytes.inputs, sampleRate: bytes.sampleRate).heartRate
+        let b = PulseAnalysis.run(fractions.inputs, sampleRate: fractions.sampleRate).heartRate
+        #expect(a != nil && b != nil && abs(a!.bpm - b!.bpm) < 0.5)
+    }
+
     @Test func colourColumnsMakeColourInputs() throws {
         let text = "time_s,r,g,b\n" + (0..<100).map { "\(Double($0) / 30),250,\(30 + sin(Double($0))),20" }.joined(separator: "\n")
         let r = try load(text, column: nil)
