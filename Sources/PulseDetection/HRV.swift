@@ -249,9 +249,10 @@ extension HRVResult: Codable {
 /// 2. it differs by more than ``maximumRelativeDeviation`` (20 %) from the median of its
 ///    ``neighbourCount`` (10) nearest reference neighbours (5 each side, the window shifted inward at
 ///    the ends; references are the in-range intervals that do not touch an excluded beat, so a run
-///    of distrusted beats cannot vouch for the interval next to it). This is Malik's 20 % rule made robust: comparing with a local median instead of the
-///    previous interval means one bad interval cannot condemn the next, and up to 4 consecutive bad
-///    intervals in a window still leave the median on normal beats. A premature (ectopic) beat gives
+///    of distrusted beats cannot vouch for the interval next to it). This is Malik's 20 % rule made
+///    robust: comparing with a local median instead of the previous interval means one bad interval
+///    cannot condemn the next, and up to 4 consecutive bad intervals in a window still leave the
+///    median on normal beats. A premature (ectopic) beat gives
 ///    a short interval followed by a compensatory long one, a missed beat a double interval, a false
 ///    extra beat two short ones: each is caught. A slow drift is physiology, not artefact, and stays.
 ///    The threshold stays at 20 % even in calm rhythms: a local median of an oscillating series is
@@ -284,8 +285,8 @@ extension HRVResult: Codable {
 /// 4. Intervals touching a beat the caller excludes are rejected as well.
 /// 5. Rules 2 and 3 need at least ``minimumNeighbours`` (3) reference neighbours (the median of three
 ///    outvotes one bad interval); an in-range interval with fewer cannot be judged and is rejected
-///    (``IntervalRejection/tooFewToJudge``) rather than trusted: only a series of three or fewer
-///    usable intervals has none, and an HRV from it would be noise (`[800, 810, 1600, 805, 795]` ms,
+///    (``IntervalRejection/tooFewToJudge``) rather than trusted: only a series with three or fewer
+///    trusted intervals in all has such, and an HRV from it would be noise (`[800, 810, 1600, 805, 795]` ms,
 ///    a missed beat, read SDNN 319 ms when short series were kept unjudged).
 ///
 /// ## Definitions (HeartPy 1.2.7 from PyPI, whose `__version__` string reads 1.2.6: `analysis.py`, re-implemented)
