@@ -69,8 +69,10 @@ public enum StepLogs {
 
     /// Whether `line` is the Oxford header `timestamp_ns,sensor_type,x,y,z` (any case, spaces, BOM).
     static func isOxfordHeader<S: StringProtocol>(_ line: S) -> Bool {
-        line.split(separator: ",", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\"\u{FEFF}")).lowercased() } == oxfordHeader
+        var names = line.split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\"\u{FEFF}")).lowercased() }
+        while names.last == "" { names.removeLast() }  // a trailing separator (spreadsheet exports)
+        return names == oxfordHeader
     }
 
     /// Reads an accelerometer recording, recognising the layout by content: Oxford

@@ -39,6 +39,8 @@ struct StepLogsTests {
         let rows = "1000000000000,3,0,0,9.80665\n1000010000000,3,9.80665,0,0\n1000020000000,3,0,-4.903325,0\n"
         let r = try StepLogs.read(path: try write("\u{FEFF}timestamp_ns, sensor_type,x,y,z\r\n" + rows, name: "accelerometer.csv"))
         #expect(r.format == "oxford" && r.time == [0, 0.01, 0.02] && abs(r.acceleration[1].x - 1) < 1e-12)
+        // A trailing separator after the header's last name (a spreadsheet's export) is the same header.
+        #expect(try StepLogs.read(path: try write("timestamp_ns,sensor_type,x,y,z,\n" + rows, name: "accelerometer.csv")).format == "oxford")
         #expect(try StepLogs.read(path: try write(rows, name: "accelerometer.csv"), options: MotionLogOptions(accelerationUnit: .g))
             .notes.contains { $0.contains("not used for the oxford layout") })
         // A motion log with unusual column names is read through the options.
