@@ -328,7 +328,7 @@ public enum HRV {
     /// are common; e.g. PhysioNet v102s).
     public static let pairDeviation = 0.10
     /// The jump between the two intervals of a pair must exceed this many times the neighbours'
-    /// median beat-to-beat change (``localReferences(_:inRange:)``'s `step`), so that a rhythm that
+    /// median beat-to-beat change (``localReferences(_:inRange:references:)``'s `step`), so that a rhythm that
     /// changes fast from beat to beat (strong sinus arrhythmia, an alternating rhythm) is not read as
     /// ectopy. Normal sinus rhythm jumps by at most about 1.4 times its median change (see ``HRV``).
     public static let pairStepFactor = 3.0
@@ -454,6 +454,7 @@ public enum HRV {
     /// moderate; occasional ectopic beats, being a minority, barely move it or the median. Any unit:
     /// the results come in the intervals' own.
     /// - Parameters:
+    ///   - intervals: the intervals between consecutive beats, any unit.
     ///   - inRange: which intervals are judged (plausible durations).
     ///   - references: which intervals may serve as neighbours (default: those in range). Intervals
     ///     the caller already distrusts are left out here, so that a run of them (say, upstrokes found

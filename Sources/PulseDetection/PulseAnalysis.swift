@@ -22,7 +22,11 @@ public struct PulseAnalysis: Sendable {
     public var minimumConfidence: Double = 0.1
 
     /// Runs the pipeline over `inputs` (time order).
-    /// - Parameter observe: called with every event as the live pipeline emits it (for drawing).
+    /// - Parameters:
+    ///   - inputs: colour means or PPG samples, in time order.
+    ///   - sampleRate: the rate of the uniform grid, Hz: the source's nominal frame or sample rate.
+    ///   - settings: the pipeline's settings (defaults as the live monitor uses them).
+    ///   - observe: called with every event as the live pipeline emits it (for drawing).
     public static func run<S: Sequence>(_ inputs: S, sampleRate: Double,
                                          settings: PulseAnalyzer.Settings = .init(),
                                          observe: ((PulseEvent) -> Void)? = nil) -> PulseAnalysis

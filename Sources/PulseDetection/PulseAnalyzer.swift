@@ -188,6 +188,7 @@ public struct PulseAnalyzer: Sendable {
 
     /// - Parameters:
     ///   - sampleRate: the rate of the uniform grid, Hz: the source's nominal frame or sample rate.
+    ///   - settings: bands, windows, thresholds (see ``Settings``).
     public init(sampleRate: Double, settings: Settings = Settings()) {
         precondition(sampleRate >= 5, "sample rate must be at least 5 Hz")
         self.sampleRate = sampleRate

@@ -147,6 +147,7 @@ public struct RateTracker: Sendable {
     /// - Parameters:
     ///   - rate: the analysis sample rate of the windows it will be given, Hz.
     ///   - hop: seconds between calls to `update`.
+    ///   - settings: the rate range, priors and smoothing (see ``Settings``).
     public init(rate: Double, hop: Double, settings: Settings = Settings()) {
         self.settings = settings
         self.rate = rate
@@ -208,6 +209,7 @@ public struct RateTracker: Sendable {
     /// Analyses the latest window of each channel (equal lengths, oldest first) and advances the
     /// tracker one hop. Channels that are flat (no variation) are ignored.
     /// - Parameters:
+    ///   - windows: the latest window of each channel (equal lengths, oldest sample first).
     ///   - sorted: optionally, the same windows sorted ascending (a caller that keeps them sorted as
     ///     samples arrive saves the selection of the median and MAD; same results).
     ///   - usable: optionally, per channel, false to leave it out (as if flat).

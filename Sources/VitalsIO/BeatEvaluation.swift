@@ -5,7 +5,7 @@ import SignalProcessing
 /// Scores detected beats against ECG R-peaks (a PPG recording with a simultaneous ECG).
 ///
 /// Each pulse follows its R-peak by the pulse arrival delay; the recording's delay is estimated as the
-/// one that matches the most beats (``arrivalDelay(_:rPeaks:tolerance:maximumDelay:)``), and beats are
+/// one that matches the most beats (`arrivalDelay(_:rPeaks:tolerance:maximumDelay:)`), and beats are
 /// shifted back by it. A shifted
 /// beat matches the nearest R-peak within `tolerance` seconds (each R-peak matches at most once).
 /// Inter-beat intervals of consecutive matched beats are compared with the R-R intervals of their
