@@ -110,7 +110,9 @@ public struct RepCounter: Sendable {
     /// samples a second a rep of about a second is a handful of samples.
     public static let minimumSampleRate = 4.0
 
-    /// - Parameter sampleRate: the recording's rate in Hz; windows in seconds become sample counts.
+    /// - Parameters:
+    ///   - sampleRate: the recording's rate in Hz; windows in seconds become sample counts.
+    ///   - parameters: set detection and the rep periods looked for (see ``Parameters``).
     public init(sampleRate: Double, parameters: Parameters = Parameters()) {
         self.parameters = parameters
         self.sampleRate = sampleRate

@@ -320,7 +320,12 @@ public enum SwingAnalysis {
 
     /// Detects swings in `motion` (time-ordered).
     /// - Parameters:
+    ///   - motion: the recording's device motion, time-ordered.
+    ///   - mode: which detector runs (see ``SwingMode``).
+    ///   - wrist: the wrist the watch is on (it decides forehand from backhand).
     ///   - sampleRate: the recording's rate in Hz; SwingWatch's 1-s buffer is sized for it.
+    ///   - swingWatch: SwingWatch's thresholds (its published defaults).
+    ///   - strokes: the stroke detector's parameters.
     ///   - maximumInterval: a longer interval between samples (s) restarts the detector (in `.strokes`
     ///     mode it replaces `strokes.maximumInterval`; the default 0.5 s is that parameter's default).
     public static func run(_ motion: [DeviceMotion], mode: SwingMode, wrist: Wrist, sampleRate: Double,

@@ -48,6 +48,10 @@ public struct WorkoutSession: Sendable {
 
     /// - Parameters:
     ///   - sampleRate: device-motion rate in Hz (for the rep counter's windows).
+    ///   - wrist: the wrist the device is on (forehand or backhand).
+    ///   - strokes: the stroke detector's parameters.
+    ///   - impacts: the impact detector's parameters.
+    ///   - reps: the rep counter's parameters.
     public init(sampleRate: Double, wrist: Wrist = .right, strokes: StrokeDetector.Parameters = .init(),
                 impacts: ImpactDetector.Parameters = .init(), reps: RepCounter.Parameters = .init()) {
         self.swings = StrokeDetector(parameters: strokes, wrist: wrist)
