@@ -105,19 +105,28 @@ struct PedometerTests {
     /// A limp, or a phone in one front pocket: steps alternate 0.36 and 0.68 s (Oxford
     /// Pixel_Jamie_Hard_FrontPocket_1). A starting chain had to be regular step by step, and the
     /// long steps lie 30-50 % past the median, so after a 4-6-s hole in that log the walk was not
-    /// counted again for 50 s (160 of 268 steps). These are the chains it then rejected, from its log.
-    @Test("a starting chain of alternating long and short steps is regular by strides")
-    func alternatingStepsAreRegularByStrides() {
-        let limp = [0.46, 0.38, 0.68, 0.36, 0.68, 0.36, 0.68, 0.38]
+    /// counted again for 50 s (160 of 268 steps). The first chain is one it then rejected, from its
+    /// log. Random intervals must not pass: a first version summed neighbouring intervals into
+    /// strides, which smoothed irregularity away, and a simulated car ride started counting.
+    @Test("a starting chain of alternating long and short steps is regular; random intervals are not")
+    func alternatingStepsAreRegular() {
+        let limp = [0.38, 0.68, 0.36, 0.68, 0.36, 0.68, 0.38, 0.68, 0.36, 0.68, 0.38]
         let median = limp.sorted()[limp.count / 2]
         #expect(!limp.allSatisfy { abs($0 - median) <= StepCounter.chainRegularity * median })
         #expect(StepCounter.regularStrides(limp, period: 0.52))
-        #expect(StepCounter.regularStrides([0.36, 0.68, 0.36, 0.68, 0.38], period: 0.52))
-        // Not a gait: strides that wander, a step far outside the window, a stride twice the period's.
-        #expect(!StepCounter.regularStrides([0.36, 0.68, 0.72, 0.34, 0.36], period: 0.52))
-        #expect(!StepCounter.regularStrides([0.46, 0.08, 0.68, 0.36, 0.68], period: 0.52))
-        #expect(!StepCounter.regularStrides([0.36, 0.68, 0.36, 0.68, 0.38], period: 0.3))
-        #expect(!StepCounter.regularStrides([0.36, 0.68, 0.36], period: 0.52))  // too short to tell
+        #expect(StepCounter.regularStrides([0.68, 0.36, 0.68, 0.38, 0.66, 0.36], period: 0.52))
+        // A long one among the short ones, a stride far from two periods, too short to tell.
+        #expect(!StepCounter.regularStrides([0.36, 0.68, 0.66, 0.68, 0.36, 0.68], period: 0.52))
+        #expect(!StepCounter.regularStrides([0.36, 0.68, 0.36, 0.68, 0.38, 0.68], period: 0.3))
+        #expect(!StepCounter.regularStrides([0.36, 0.68, 0.36, 0.68, 0.38], period: 0.52))
+        // Random chains of intervals inside the locked window (as the chain search gives them).
+        var rng = SplitMix64(seed: 3)
+        var passed = 0
+        for _ in 0..<2000 {
+            let chain = (0..<8).map { _ in 0.52 * (0.6 + 0.8 * rng.uniform()) }
+            if StepCounter.regularStrides(chain, period: 0.52) { passed += 1 }
+        }
+        #expect(passed < 20, "\(passed) of 2000 random chains passed")
     }
 
     @Test("a recording with no walking gives no steps and no events")
