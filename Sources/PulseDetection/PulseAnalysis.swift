@@ -78,15 +78,20 @@ public struct PulseAnalysis: Sendable {
     /// unusable (flat, clipped, noise) windows were analysed and declined. A rate can come from the
     /// rest, and this says how much of the recording that is. A window reaches back
     /// ``analysisWindow`` seconds from its update, but not past the contact or the end of a gap that
-    /// started its stretch.
+    /// started its stretch, and with `answeredOnly` not past the latest declined update (a declined
+    /// stretch shorter than a window would otherwise vanish under the answered windows after it).
     public func analysedSeconds(end: Double, answeredOnly: Bool = false) -> Double {
         var restarts = gaps.map(\.to)
         for case .contactFound(let t) in contactEvents { restarts.append(t) }
         restarts.sort()
-        var total = 0.0, coveredTo = 0.0, r = -1
-        for q in updates where !answeredOnly || q.index >= minimumConfidence {
+        var total = 0.0, coveredTo = 0.0, r = -1, declinedAt = -Double.infinity
+        for q in updates {
+            if answeredOnly && !(q.index >= minimumConfidence) {
+                declinedAt = q.time
+                continue
+            }
             while r + 1 < restarts.count && restarts[r + 1] <= q.time { r += 1 }
-            let from = max(q.time - analysisWindow, r >= 0 ? restarts[r] : 0, coveredTo)
+            let from = max(q.time - analysisWindow, r >= 0 ? restarts[r] : 0, coveredTo, declinedAt)
             let to = min(q.time, end)
             if to > from { total += to - from }
             coveredTo = max(coveredTo, to)

@@ -124,10 +124,18 @@ struct HeartRate: ParsableCommand {
         } else {
             print("heart rate  not reported: the signal quality was too low for a trustworthy answer")
         }
-        let answered = analysis.analysedSeconds(end: recording.coveredDuration, answeredOnly: true)
-        if analysis.heartRate != nil && answered < 0.9 * recording.coveredDuration {
-            print(String(format: "answered    for %.1f of %.1f s (the rest: no finger on the lens, gaps, or a signal too poor to answer)",
-                         answered, recording.coveredDuration))
+        let whole = recording.coveredDuration
+        if analysis.heartRate != nil {
+            let answered = analysis.analysedSeconds(end: whole, answeredOnly: true)
+            if answered < 0.9 * whole {
+                print(String(format: "answered    for %.1f of %.1f s (the rest: no finger on the lens, gaps, or a signal too poor to answer)",
+                             answered, whole))
+            }
+        } else {
+            let analysed = analysis.analysedSeconds(end: whole)
+            if analysed < 0.9 * whole {
+                print(String(format: "analysed    %.1f of %.1f s (the rest: no finger on the lens, or gaps)", analysed, whole))
+            }
         }
         let declined = analysis.beats.filter(analysis.foundWhileDeclined).count
         print("beats       \(analysis.beats.count)" + (declined > 0 ? " (\(declined) found while the rate was declined)" : ""))

@@ -639,6 +639,22 @@ func beatsStillBeingDecidedWhenAStretchEndsAreConfirmed(liftOff: Bool) {
         #expect(answered > 25 && answered < 45, "answered \(answered) s")
     }
 
+    /// A declined stretch shorter than the analysis window is not covered by the answered windows
+    /// after it (6 s of noise had read answered 59.2 of 60 s, the same as analysed).
+    @Test func aShortDeclinedStretchIsNotAnswered() {
+        var rng = SplitMix64(seed: 4)
+        let inputs: [PulseInput] = (0..<(60 * 100)).map { i in
+            let t = Double(i) / 100
+            let p = (t * 72 / 60).truncatingRemainder(dividingBy: 1)
+            let pulse = exp(-pow((p - 0.2) / 0.07, 2)) + 0.35 * exp(-pow((p - 0.5) / 0.08, 2))
+            return .ppg(time: t, value: t >= 25 && t < 31 ? 3 * rng.gaussian() : pulse + 0.02 * rng.gaussian())
+        }
+        let a = PulseAnalysis.run(inputs, sampleRate: 100)
+        let answered = a.analysedSeconds(end: 60, answeredOnly: true)
+        #expect(a.analysedSeconds(end: 60) > 58)
+        #expect(answered < 55, "answered \(answered) s")
+    }
+
     /// Runs of exactly identical samples (a clipped sensor, or a synthetic baseline with no noise)
     /// block the upstrokes after them; they are counted so that a rate with few beats is explained.
     @Test func flatRunsAreCounted() {
