@@ -97,6 +97,12 @@ public struct CSVFile: Sendable {
         let sep: UInt8 = text.contains(",") || !text.contains("\t") ? UInt8(ascii: ",") : 0x09
         var headerFields: [Range<Int>] = []
         firstLine.withUnsafeBufferPointer { Self.splitFields($0, 0..<$0.count, separator: sep, into: &headerFields) }
+        // A header line wrapped whole in one pair of quotes ("time_s,r,g,b", as some exports write
+        // it) is its names, not one name with commas in it.
+        if headerFields.count == 1, firstLine.count >= 2, firstLine.first == 0x22, firstLine.last == 0x22,
+           firstLine.dropFirst().dropLast().contains(sep), !firstLine.dropFirst().dropLast().contains(0x22) {
+            firstLine.withUnsafeBufferPointer { Self.splitFields($0, 1..<($0.count - 1), separator: sep, into: &headerFields) }
+        }
         let names = headerFields.map {
             String(decoding: firstLine[$0], as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: " \"'"))
         }

@@ -102,6 +102,8 @@ public enum HeartRateReport {
             ("answered_s", .num(analysis.analysedSeconds(end: recording.coveredDuration, answeredOnly: true), digits: 2)),
             ("flat_runs", .number(Double(analysis.rejections.flatRuns))),
         ])))
+        // Corrections made while reading (e.g. colour means taken as 0-1 fractions), as warned.
+        if !recording.notes.isEmpty { fields.append(("notes", .array(recording.notes.map { .string($0) }))) }
         return .object(fields)
     }
 

@@ -83,13 +83,15 @@ public struct PulseRecording: Sendable {
         }
         // Colour means scaled to 0...1 (float images, normalised exports) instead of the 0...255 the
         // pipeline's contact test and colour thresholds use: a fingertip read as a dark, unlit frame
-        // and the rate was declined as "signal quality too low". (A black 0...255 recording whose
-        // brightest mean stays under 0.2 is left as it is.)
+        // and the rate was declined as "signal quality too low". The brightest channel's mean must
+        // reach 0.3 (a torch-lit fingertip's red is 0.5-1 of full scale), so a black 0...255
+        // recording, whose means stay near 0, is left as it is.
         var notes: [String] = []
-        if column == nil, let largest = signal.lazy.flatMap({ $0 }).max(), largest <= 1, largest >= 0.2,
+        if column == nil, let largest = signal.lazy.flatMap({ $0 }).max(), largest <= 1,
+           signal.map({ $0.reduce(0, +) / Double($0.count) }).max()! >= 0.3,
            signal.allSatisfy({ $0.allSatisfy { $0 >= 0 } }) {
             signal = signal.map { $0.map { $0 * 255 } }
-            notes.append(String(format: "%@: r,g,b are 0-1 values (largest %.3g), read as fractions of 255", src, largest))
+            notes.append(String(format: "%@: r,g,b look like 0-1 values (none above %.3g): read as fractions of 255", src, largest))
         }
         var recording = try validated(source: src, times: times, signal: signal, names: names, rate: rate, maximumGap: maximumGap,
                                       rateIsStatedBesideTimes: timeColumn != nil, place: { "line \(csv.lineNumber(ofRow: $0))" })

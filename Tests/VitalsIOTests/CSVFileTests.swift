@@ -59,6 +59,8 @@ import Testing
         #expect(f.stringColumn(1).first == "5\" screen")
         let quotedHeader = try csv("\"time, s\",ppg\n0,1\n")
         #expect(quotedHeader.header == ["time, s", "ppg"])
+        // A header line wrapped whole in quotes is its names.
+        #expect(try csv("\"time_s,r,g,b\"\n0,200,40,20\n").header == ["time_s", "r", "g", "b"])
     }
 
     /// A row with more values than the header has columns does not line up with them.
