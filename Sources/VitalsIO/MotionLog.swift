@@ -122,9 +122,9 @@ public struct MotionLog: Sendable {
     public static let maximumRotationRate = 70.0
 
     /// Largest acceleration a sample can hold, g (total, user or gravity): twice the ±32 g full scale
-    /// of the widest phone, watch and wearable accelerometers, as the pedometer's limit. A larger
+    /// of the widest phone, watch and wearable accelerometers, the pedometer's own limit. A larger
     /// value is no acceleration (a corrupt field or a unit slip); its row is dropped like a NaN.
-    public static let maximumAcceleration = 64.0
+    public static let maximumAcceleration = Pedometer.maximumAcceleration
 
     /// A gap is an interval longer than this many median intervals.
     public static let gapFactor = 3.0
@@ -375,8 +375,8 @@ public struct MotionLog: Sendable {
         }
         if !log.gaps.isEmpty {
             let longest = log.gaps.map(\.seconds).max()!
-            log.notes.append(String(format: "%d gaps longer than %.3f s (longest %.1f s); filters and detectors restart after gaps over their own limit (0.5-1 s; the pedometer fills gaps up to 5 s)",
-                                    log.gaps.count, gapFactor * medianDt, longest))
+            log.notes.append(String(format: "%d gaps longer than %.3f s (longest %.1f s); filters and detectors restart after gaps over their own limit (0.5-1 s; the pedometer fills gaps up to %g s)",
+                                    log.gaps.count, gapFactor * medianDt, longest, Pedometer.maximumFilledGap))
         }
         return log
     }

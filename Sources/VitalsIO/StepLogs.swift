@@ -244,12 +244,12 @@ public enum StepLogs {
         }
         var recording = AccelerationRecording(format: format, source: source, time: time, acceleration: acc)
         try checkPlausible(recording)
-        // The pedometer skips samples beyond any accelerometer's range (its 64-g limit, as MotionLog's);
-        // say so rather than let a corrupt value pass unmentioned.
-        let beyond = acc.indices.filter { !(acc[$0].magnitude <= MotionLog.maximumAcceleration) }
+        // The pedometer skips samples beyond any accelerometer's range; say so rather than let a
+        // corrupt value pass unmentioned.
+        let beyond = acc.indices.filter { !(acc[$0].magnitude <= Pedometer.maximumAcceleration) }
         if let first = beyond.first {
             recording.notes.append(String(format: "%d %@ with |acceleration| over %g g (beyond any accelerometer) skipped, the first at line %d (an axis at %.3g g)",
-                                          beyond.count, beyond.count == 1 ? "sample" : "samples", MotionLog.maximumAcceleration,
+                                          beyond.count, beyond.count == 1 ? "sample" : "samples", Pedometer.maximumAcceleration,
                                           line(first), max(abs(acc[first].x), abs(acc[first].y), abs(acc[first].z))))
         }
         recording.gaps = gaps(time)
@@ -276,9 +276,9 @@ public enum StepLogs {
     static func gapNote(_ r: AccelerationRecording) -> String? {
         guard let longest = r.gaps.max(by: { $0.seconds < $1.seconds }) else { return nil }
         let total = r.gaps.reduce(0) { $0 + $1.seconds }
-        return String(format: "%d %@ longer than %g s in the recording (%.1f s in all; longest %.1f s, from %.2f s): steps in them are not counted; the pedometer fills gaps up to 5 s and restarts after longer ones",
+        return String(format: "%d %@ longer than %g s in the recording (%.1f s in all; longest %.1f s, from %.2f s): steps in them are not counted; the pedometer fills gaps up to %g s and restarts after longer ones",
                       r.gaps.count, r.gaps.count == 1 ? "gap" : "gaps", minimumReportedGap, total, longest.seconds,
-                      r.time[longest.index - 1])
+                      r.time[longest.index - 1], Pedometer.maximumFilledGap)
     }
 }
 

@@ -61,6 +61,11 @@ public struct Pedometer: Sendable {
     /// Intervals between consecutive steps longer than this (s) are not part of one walk: cadence
     /// falls back to the detector's period.
     public static let maximumStepInterval = 1.6
+    /// Largest acceleration magnitude taken, g (twice the ±32 g full scale of the widest phone, watch
+    /// and wearable accelerometers); larger or NaN samples are skipped.
+    public static let maximumAcceleration = GaitSignal.maximumMagnitude
+    /// Longest hole in the input that is filled, s; after a longer one the detector restarts.
+    public static let maximumFilledGap = GaitSignal.maximumFilledGap
 
     /// The stride model turning steps into distance.
     public var strideModel: StrideModel
