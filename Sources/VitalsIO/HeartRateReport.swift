@@ -40,9 +40,12 @@ public enum HeartRateReport {
     }
 
     /// The document for one analysed recording; `hrv` (from ``HRVReport``) is reported only when the
-    /// whole-recording heart rate is, null otherwise.
+    /// whole-recording heart rate is, null otherwise. `videoDecoding`, for a video, adds what its
+    /// decoder reported (as `frames --json` does): the colours of damaged frames are the decoder's
+    /// concealment, not the finger's.
     public static func json(input: String, recording: PulseRecording, analysis: PulseAnalysis,
-                            hrv: JSON, window: (length: Double, hop: Double)?) -> JSON {
+                            hrv: JSON, window: (length: Double, hop: Double)?,
+                            videoDecoding: VideoDecodingIssues? = nil) -> JSON {
         var fields: [(String, JSON)] = []
         fields.append(("input", .string(input)))
         fields.append(("duration_s", .num(recording.duration, digits: 3)))
@@ -104,6 +107,13 @@ public enum HeartRateReport {
         ])))
         // Corrections made while reading (e.g. colour means taken as 0-1 fractions), as warned.
         if !recording.notes.isEmpty { fields.append(("notes", .array(recording.notes.map { .string($0) }))) }
+        if let videoDecoding {
+            fields.append(("video_decoding", .object([
+                ("decoding_errors", .number(Double(videoDecoding.errors))),
+                ("damaged_frames", .number(Double(videoDecoding.damagedFrames))),
+                ("undecodable_packets", .number(Double(videoDecoding.undecodablePackets))),
+            ])))
+        }
         return .object(fields)
     }
 

@@ -97,18 +97,8 @@ struct HeartRate: ParsableCommand {
         if let window, window > recording.coveredDuration + 1e-9 {
             warn(String(format: "--window %g s is longer than the %.1f-s recording: no windows", window, recording.duration))
         }
-        var report = HeartRateReport.json(input: bundled ? "bundled:a103l-ppg-60s.csv" : path, recording: recording,
-                                          analysis: analysis, hrv: hrv, window: windowSpec)
-        if let decoding, case .object(var fields) = report {
-            // A video's decoding trouble (as `frames --json` reports it): the colours of damaged
-            // frames are the decoder's concealment, not the finger's.
-            fields.append(("video_decoding", .object([
-                ("decoding_errors", .number(Double(decoding.errors))),
-                ("damaged_frames", .number(Double(decoding.damagedFrames))),
-                ("undecodable_packets", .number(Double(decoding.undecodablePackets))),
-            ])))
-            report = .object(fields)
-        }
+        let report = HeartRateReport.json(input: bundled ? "bundled:a103l-ppg-60s.csv" : path, recording: recording,
+                                          analysis: analysis, hrv: hrv, window: windowSpec, videoDecoding: decoding)
         if json {
             print(report.serialized())
         } else {
