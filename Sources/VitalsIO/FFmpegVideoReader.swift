@@ -143,7 +143,7 @@ public final class FFmpegVideoReader: VideoFrameReader {
         var lastTime = -Double.infinity
         var firstTime = 0.0
         while true {
-            let got = Self.readFully(fd: outFD, into: buffer)
+            let got = readFully(fd: outFD, into: buffer)
             if got == 0 { break }
             guard got == frameBytes else {
                 // ffmpeg only ever writes whole frames; a short read means it died mid-frame.
@@ -195,21 +195,6 @@ public final class FFmpegVideoReader: VideoFrameReader {
         }
     }
 
-    /// Reads until `buffer` is full or the pipe ends; returns the bytes read.
-    private static func readFully(fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        var total = 0
-        while total < buffer.count {
-            let n = read(fd, buffer.baseAddress! + total, buffer.count - total)
-            if n > 0 {
-                total += n
-            } else if n == 0 {
-                break
-            } else if errno != EINTR {
-                break
-            }
-        }
-        return total
-    }
 
     // MARK: Tools
 
@@ -500,7 +485,7 @@ final class FFmpegLog: @unchecked Sendable {
         }
         if line.contains("Parsed_showinfo") || line.hasPrefix(" ") { return }
         let (level, text) = Self.message(line)
-        let isError = level == "error" || level == "fatal" || level == "panic"
+        let isError = Self.isError(level)
         condition.lock()
         defer { condition.unlock() }
         // The output muxer's complaint about a repeated timestamp is about the copy, not the source
@@ -554,6 +539,11 @@ final class FFmpegLog: @unchecked Sendable {
         return (level, text.trimmingCharacters(in: .whitespaces))
     }
 
+    /// Whether ffmpeg logged a line at `level` as an error (error, fatal or panic).
+    static func isError(_ level: String?) -> Bool {
+        level == "error" || level == "fatal" || level == "panic"
+    }
+
     /// What says most about why a file cannot be read, most telling first (each line found is
     /// preferred to any line with a later phrase).
     static let tellingPhrases = [
@@ -574,7 +564,7 @@ final class FFmpegLog: @unchecked Sendable {
         if let level, !["panic", "fatal", "error", "warning"].contains(level) { return 0 }
         if genericPhrases.contains(where: { text.contains($0) }) { return 1 }
         if let i = tellingPhrases.firstIndex(where: { text.contains($0) }) { return 100 - i }
-        return level == "error" || level == "fatal" || level == "panic" || (level == nil && text.contains("rror")) ? 10 : 0
+        return isError(level) || (level == nil && text.contains("rror")) ? 10 : 0
     }
 
     /// The time of frame `index` (seconds), waiting until ffmpeg has logged it or its log ended;
@@ -661,9 +651,19 @@ public enum VideoFile {
     }
 }
 
-/// read(2) (inside a `FileHandle` extension the name means its own `read` methods).
-private func readBytes(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    read(fd, buffer, count)
+/// Reads `fd` until `buffer` is full or the input ends, retrying a read a signal interrupts (EINTR);
+/// returns the bytes read. A read that fails otherwise ends the data there.
+private func readFully(fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    var total = 0
+    while total < buffer.count {
+        let n = read(fd, buffer.baseAddress! + total, buffer.count - total)
+        if n > 0 {
+            total += n
+        } else if n == 0 || errno != EINTR {
+            break
+        }
+    }
+    return total
 }
 
 extension FileHandle {
@@ -675,12 +675,9 @@ extension FileHandle {
         var data = Data()
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = chunk.withUnsafeMutableBytes { readBytes(fileDescriptor, $0.baseAddress!, $0.count) }
-            if n > 0 {
-                data.append(contentsOf: chunk[0..<n])
-            } else if n == 0 || errno != EINTR {
-                return data
-            }
+            let got = chunk.withUnsafeMutableBytes { readFully(fd: fileDescriptor, into: $0) }
+            data.append(contentsOf: chunk[0..<got])
+            if got < chunk.count { return data }
         }
     }
 }
