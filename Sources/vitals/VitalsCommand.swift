@@ -44,9 +44,9 @@ struct VitalsCommand: AsyncParsableCommand {
     /// line on stderr, with `hint` (where to read the usage) after it.
     static func fail(_ error: any Error, hint: String?) -> Never {
         let code = exitCode(for: error)
-        guard code != .success else { exit(withError: error) }
-        // A bare exit status (an eval's --check that failed) has said what it had to on stdout.
-        if error is ExitCode { exit(withError: error) }
+        // Help, a clean exit, or a bare exit status (an eval's --check that failed, which has said
+        // what it had to on stdout): as ArgumentParser prints them.
+        if code == .success || error is ExitCode { exit(withError: error) }
         let line = "Error: " + oneLine(message(for: error)) + (hint.map { " (\($0))" } ?? "")
         FileHandle.standardError.write(Data((line + "\n").utf8))
         exit(withError: ExitCode(code.rawValue))
