@@ -17,7 +17,7 @@ struct StepCandidate: Sendable, Equatable {
 /// (Butterworth, 0.5–3.5 Hz: walking and running step rates with their stride sub-harmonic), and
 /// scanned for local maxima. Every half second the step period is re-estimated from the
 /// autocorrelation of the last 4 s, telling a stride (two steps) from a step by the sign of the
-/// correlation at half the lag.
+/// correlation between a third and two thirds of the lag (where the stride's second step falls).
 ///
 /// - Complexity: per input sample O(1); per grid sample O(sections) plus, every `updateInterval`,
 ///   one autocorrelation of `window × lags` multiply-adds, computed only if the period is read before
@@ -46,6 +46,12 @@ struct GaitSignal: Sendable {
     /// (the half-lag of a true step period is anti-correlated: −0.3 to −0.9 on the Oxford set, a
     /// stride's half-lag +0.1 to +0.9).
     static let strideHalfLagCorrelation = 0.05
+    /// Where in the chosen lag the correlation above is looked for, as fractions of it. "Half" is
+    /// loose: a limp, or a phone in one front pocket, can time the legs a third and two thirds of the
+    /// stride apart, and the band-passed step (a near-sinusoid at the step rate) correlates at
+    /// most cos(0.6π) ≈ −0.31 anywhere in this range. 0.4–0.6 until 23 Nov 2026 counted such a gait
+    /// at half (`PedometerTests.stronglyAlternatingGait`); Oxford's counts stayed the same.
+    static let strideSecondStepRange = (min: 0.3, max: 0.7)
     /// Local maxima smaller than this (g) are noise, never candidates.
     static let minimumProminence = 0.03
     /// Gaps in the input longer than this (s) restart the grid instead of being filled.
@@ -405,7 +411,7 @@ struct GaitSignal: Sendable {
         var halfLagCorrelation = -1.0
         for k in r.indices {
             let l = Double(k + minLag)
-            if l >= 0.4 * lag && l <= 0.6 * lag { halfLagCorrelation = max(halfLagCorrelation, r[k]) }
+            if l >= GaitSignal.strideSecondStepRange.min * lag && l <= GaitSignal.strideSecondStepRange.max * lag { halfLagCorrelation = max(halfLagCorrelation, r[k]) }
         }
         if halfLagCorrelation > GaitSignal.strideHalfLagCorrelation && lag / 2 / fs >= 0.2 {
             return (lag / 2 / fs, r[index])
