@@ -49,7 +49,9 @@ public struct PulseAnalyzer: Sendable {
         /// README for the same value on odd- and even-numbered subjects separately.
         public var minimumConfidence: Double = 0.1
         /// Identical consecutive samples for this long (seconds) mark a clipped or flat sensor; no beat
-        /// is taken within `clippingHoldoff` seconds after such a run (the filters ring after it).
+        /// is taken for as long again after such a run, up to `clippingHoldoff` seconds (the filters
+        /// ring after it). Scaled by the run, a pulse whose top alone clips keeps its next upstroke:
+        /// a fixed 0.5 s blocked every beat faster than 120 bpm that way.
         public var clippingRun: Double = 0.06
         public var clippingHoldoff: Double = 0.5
         /// A live `.beat` is reported once its upstroke has ended the best beat sequence for
@@ -104,8 +106,9 @@ public struct PulseAnalyzer: Sendable {
         public var nonIncreasingTime = 0
         public var wrongKind = 0
         /// Runs of identical samples (``Settings/clippingRun`` or longer) on the channel beats are
-        /// timed on: a clipped or disconnected sensor. Upstrokes within ``Settings/clippingHoldoff``
-        /// after each are not taken as beats, so many of them explain a rate with few beats.
+        /// timed on: a clipped or disconnected sensor. Upstrokes for as long as the run after each (up
+        /// to ``Settings/clippingHoldoff``) are not taken as beats, so many of them explain a rate
+        /// with few beats.
         public var flatRuns = 0
     }
 
@@ -601,7 +604,7 @@ public struct PulseAnalyzer: Sendable {
             // next to one are not beats.
             if x == last {
                 run += 1
-                if run >= flatSamples { blocked = time + holdoff }
+                if run >= flatSamples { blocked = time + min(holdoff, Double(run + 1) / sampleRate) }
                 if run == flatSamples && isSelected { rejections.flatRuns += 1 }
             } else {
                 run = 0

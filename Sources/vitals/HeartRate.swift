@@ -131,7 +131,7 @@ struct HeartRate: ParsableCommand {
         print("beats       \(analysis.beats.count)" + (declined > 0 ? " (\(declined) found while the rate was declined)" : ""))
         if analysis.rejections.flatRuns > 0 {
             let runs = analysis.rejections.flatRuns
-            print("            \(runs) run\(runs == 1 ? "" : "s") of identical samples (a clipped or disconnected sensor?): no beat taken within \(PulseAnalyzer.Settings().clippingHoldoff.formatted()) s after each")
+            print("            \(runs) run\(runs == 1 ? "" : "s") of identical samples (a clipped or disconnected sensor?): no beat taken after each for as long as it lasted, up to \(PulseAnalyzer.Settings().clippingHoldoff.formatted()) s")
         }
         if case .object(let fields) = report, let hrv = fields.first(where: { $0.0 == "hrv" })?.1, case .object(let m) = hrv {
             let pick = ["rmssd", "sdnn", "pnn50", "lf/hf", "breathingrate"]

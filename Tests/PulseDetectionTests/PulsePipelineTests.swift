@@ -672,4 +672,26 @@ func beatsStillBeingDecidedWhenAStretchEndsAreConfirmed(liftOff: Bool) {
         #expect(PulseAnalysis.run(ppg(noise: 0), sampleRate: 250).rejections.flatRuns > 50)
         #expect(PulseAnalysis.run(ppg(noise: 1e-4), sampleRate: 250).rejections.flatRuns == 0)
     }
+
+    /// A sensor that clips the top of every pulse (a103l's PPG, taken at 125 Hz, is flat at its rail
+    /// for 60-100 ms at each peak) still times every upstroke: the clipping holdoff lasts as long as
+    /// the run, up to 0.5 s. A fixed 0.5 s after each flat top blocked the next beat at 127 bpm
+    /// (a103l at 125 Hz: sensitivity 70 %, against 95 % at 250 Hz).
+    @Test func pulsesClippedAtTheTopKeepTheirBeats() {
+        var rng = SplitMix64(seed: 6)
+        let rate = 125.0, bpm = 127.0
+        let inputs: [PulseInput] = (0..<(60 * 125)).map { i in
+            let t = Double(i) / rate
+            let p = (t * bpm / 60).truncatingRemainder(dividingBy: 1)
+            let pulse = exp(-pow((p - 0.3) / 0.12, 2)) + 0.3 * exp(-pow((p - 0.65) / 0.1, 2))
+            // The rail: everything above 0.6 reads exactly 0.6 (a flat top of about 80 ms).
+            return .ppg(time: t, value: min(0.6, pulse + 0.003 * rng.gaussian()))
+        }
+        let a = PulseAnalysis.run(inputs, sampleRate: rate)
+        #expect(a.rejections.flatRuns > 100)
+        // True upstrokes from the fifth second on, against the beats found there.
+        let found = a.beats.filter { $0.time > 5 && $0.time < 59 }.count
+        let expected = Int((59 - 5) * bpm / 60)
+        #expect(abs(found - expected) <= 2, "\(found) beats, \(expected) expected")
+    }
 }
