@@ -67,8 +67,16 @@ public enum StepEvaluation {
         return obj
     }
 
+    /// Whether the first line of `bytes` is a header (its first field not a number): the Oxford files
+    /// come without one, and `vitals steps` reads them with or without it.
+    private static func startsWithHeader(_ bytes: [UInt8]) -> Bool {
+        var first = bytes.prefix { $0 != UInt8(ascii: ",") && $0 != UInt8(ascii: "\n") }[...]
+        if first.starts(with: [0xEF, 0xBB, 0xBF]) { first = first.dropFirst(3) }
+        return Double(String(decoding: first, as: UTF8.self).trimmingCharacters(in: .whitespaces)) == nil
+    }
+
     private static func firstTimestamp(bytes: [UInt8], source: String) throws -> Double {
-        let csv = try CSVFile(bytes: Array(bytes.prefix(4096)), source: source, hasHeader: false)
+        let csv = try CSVFile(bytes: Array(bytes.prefix(4096)), source: source, hasHeader: startsWithHeader(bytes))
         guard let t = try csv.numericColumns([0]).first?.first else {
             throw InputError(.empty, "\(source): no rows")
         }
@@ -77,7 +85,8 @@ public enum StepEvaluation {
 
     /// The first rising edge of either foot switch, seconds after `origin` (nanoseconds).
     private static func firstSwitchStep(path: String, origin: Double) throws -> Double {
-        let csv = try CSVFile(bytes: [UInt8](FileManager.default.contents(atPath: path) ?? Data()), source: path, hasHeader: false)
+        let bytes = [UInt8](FileManager.default.contents(atPath: path) ?? Data())
+        let csv = try CSVFile(bytes: bytes, source: path, hasHeader: startsWithHeader(bytes))
         let cols = try csv.numericColumns([0, 1, 2])
         for i in stride(from: 1, to: cols[0].count, by: 1) where (cols[1][i] == 1 && cols[1][i - 1] == 0) || (cols[2][i] == 1 && cols[2][i - 1] == 0) {
             return (cols[0][i] - origin) * 1e-9
