@@ -22,26 +22,50 @@ public struct FingertipEvaluation: Sendable {
         public var truthMedian: Double
         /// Why the oximeter's numbers look unreliable for this subject, if they do.
         public var truthNotes: [String]
+        /// Why the recording could not be analysed, if it could not: its windows are scored as not
+        /// answered and its whole-recording rate as missing, so one bad file costs what it hides.
+        public var failure: String?
     }
 
     public var subjects: [Subject] = []
+    /// Recordings without a truth file and truth files without a recording (not scored).
+    public var unpaired: [String] = []
 
     public static func run(directory: String, window: Double = 10, hop: Double = 5, skipFirst: Double = 10,
                            settings: PulseAnalyzer.Settings = .init()) throws -> FingertipEvaluation {
-        let files = try directoryEntries(directory)
-            .filter { $0.hasSuffix(".csv") && !$0.hasSuffix("_truth.csv") }
-            .filter { name in FileManager.default.fileExists(atPath: directory + "/" + name.dropLast(4) + "_truth.csv") }
-        guard !files.isEmpty else {
+        let entries = try directoryEntries(directory)
+        let recordings = Set(entries.filter { $0.hasSuffix(".csv") && !$0.hasSuffix("_truth.csv") }.map { $0.dropLast(4) })
+        let truths = Set(entries.filter { $0.hasSuffix("_truth.csv") }.map { $0.dropLast(10) })
+        let names = recordings.intersection(truths).sorted()
+        guard !names.isEmpty else {
             throw InputError(.fileNotFound, "\(directory): no NAME.csv with NAME_truth.csv pairs")
         }
         var result = FingertipEvaluation()
-        for file in files {
-            let name = String(file.dropLast(4))
-            let recording = try PulseRecording.load(path: directory + "/" + file)
+        result.unpaired = recordings.subtracting(truths).map { "\($0).csv (no \($0)_truth.csv)" }
+            + truths.subtracting(recordings).map { "\($0)_truth.csv (no \($0).csv)" }
+        result.unpaired.sort()
+        for name in names.map(String.init) {
             let truthCSV = try CSVFile(path: directory + "/" + name + "_truth.csv")
             let tCol = try truthCSV.requireColumn("time_s")
             let hCol = try truthCSV.requireColumn("hr_bpm")
             var truth = try truthCSV.numericColumns([tCol, hCol])
+            let recording: PulseRecording
+            do {
+                recording = try PulseRecording.load(path: directory + "/" + name + ".csv")
+            } catch {
+                // The windows the oximeter covers (its clock taken to start with the recording).
+                let end = truth[0].filter(\.isFinite).max() ?? 0
+                let t0 = truth[0].first(where: \.isFinite) ?? 0
+                let windows = HeartRateReport.windowStarts(duration: end - t0, length: window, hop: hop)
+                    .filter { $0 >= skipFirst - 1e-9 }.compactMap { s -> Window? in
+                        let v = zip(truth[0], truth[1]).filter { $0.0 - t0 >= s - 1e-9 && $0.0 - t0 <= s + window + 1e-9 && $0.1.isFinite }
+                        return v.isEmpty ? nil : Window(start: s, truth: Statistics.mean(v.map(\.1)), bpm: nil, confidence: 0)
+                    }
+                result.subjects.append(Subject(name: name, windows: windows, wholeBPM: nil,
+                                               truthMedian: Statistics.median(truth[1].filter(\.isFinite)),
+                                               truthNotes: [], failure: "\(error)"))
+                continue
+            }
             // The oximeter's times are on the file's clock; windows count from the first sample.
             truth[0] = truth[0].map { $0 - recording.startTime }
             let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate, settings: settings)
@@ -65,6 +89,7 @@ public struct FingertipEvaluation: Sendable {
             let run = longestConstantRun(truth[0], truth[1])
             if run >= 20 { notes.append(String(format: "oximeter reading constant for %.0f s", run)) }
             if unscored > 0 { notes.append("\(unscored) window(s) without an oximeter value, not scored") }
+            if finite.isEmpty { notes.append("no oximeter value: the whole recording is not scored") }
             let whole = analysis.heartRate
             let oximeter = Statistics.median(finite)
             if let whole, whole.confidence >= 0.8, abs(whole.bpm - oximeter) > 10 {
@@ -132,7 +157,8 @@ public struct FingertipEvaluation: Sendable {
         var s = Summary()
         var errors: [Double] = []
         for subject in subjects {
-            s.subjects += 1
+            // A subject without any oximeter value has no whole-recording truth to be scored against.
+            if subject.truthMedian.isFinite { s.subjects += 1 }
             if let w = subject.wholeBPM, abs(w - subject.truthMedian) <= 5 { s.subjectsWithin5 += 1 }
             for w in subject.windows {
                 s.scored += 1

@@ -40,9 +40,14 @@ struct EvalFingertip: ParsableCommand {
         if let minConfidence { settings.minimumConfidence = minConfidence }
         let eval = try CLIError.wrap { try FingertipEvaluation.run(directory: directory, settings: settings) }
         let subjects = eval.subjects.filter { s in
-            guard subset != "all", let n = Int(s.name.filter(\.isNumber)) else { return true }
+            // The subject's number: the first run of digits in its name (subject_45_take2 is 45).
+            let digits = s.name.drop { !$0.isNumber }.prefix(while: \.isNumber)
+            guard subset != "all", let n = Int(digits) else { return true }
             return subset == "odd" ? n % 2 == 1 : n % 2 == 0
         }
+        guard !subjects.isEmpty else { throw CLIError("no \(subset)-numbered subject in \(directory)") }
+        for file in eval.unpaired { warn("not scored: \(file)") }
+        for sub in subjects { if let failure = sub.failure { warn("\(sub.name): not analysed, its windows count as not answered: \(failure)") } }
         let s = FingertipEvaluation.summarize(subjects)
         let gates: [(String, Bool)] = [
             ("answered >= 85 % of windows", s.answeredFraction >= 0.85),
@@ -62,6 +67,7 @@ struct EvalFingertip: ParsableCommand {
                         ("mae_bpm", .num(ss.meanAbsoluteError, digits: 2)), ("half_double", .number(Double(ss.halfOrDouble))),
                         ("whole_bpm", .num(sub.wholeBPM, digits: 2)), ("truth_median_bpm", .num(sub.truthMedian, digits: 2)),
                         ("truth_notes", .array(sub.truthNotes.map { .string($0) })),
+                        ("failure", sub.failure.map { .string($0) } ?? .null),
                     ])
                 })),
                 ("overall", summaryJSON(s)),
@@ -74,7 +80,7 @@ struct EvalFingertip: ParsableCommand {
                 let ss = FingertipEvaluation.summarize([sub])
                 print(String(format: "%-12@ %7d %8d %7d %6.1f %7@ %6.1f  %@", sub.name, ss.scored, ss.answered, ss.within5,
                              ss.meanAbsoluteError, sub.wholeBPM.map { String(format: "%.1f", $0) } ?? "-",
-                             sub.truthMedian, sub.truthNotes.joined(separator: "; ")))
+                             sub.truthMedian, (sub.truthNotes + (sub.failure.map { ["not analysed: \($0)"] } ?? [])).joined(separator: "; ")))
             }
             print(String(format: """
                 overall: %d windows, answered %.1f %%, within 5 bpm %.1f %% of answered, median AE %.2f bpm, \

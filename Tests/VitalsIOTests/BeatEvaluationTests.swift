@@ -103,3 +103,41 @@ import PulseDetection
     #expect(FingertipEvaluation.isHalfOrDouble(175.9, truth: 80) && !FingertipEvaluation.isHalfOrDouble(176.1, truth: 80))
     #expect(!FingertipEvaluation.isHalfOrDouble(80, truth: 80))
 }
+
+/// A folder like MTHS with the faults a held-back set may have: one recording repeats a timestamp
+/// (unreadable), one truth file has no value, one recording and one truth file have no partner.
+/// The evaluation scores what it can: the unreadable subject's windows count as not answered, the
+/// subject without truth is left out of the whole-recording count, the unpaired files are listed.
+@Test func fingertipEvaluationScoresWhatItCanOfAFaultyFolder() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vitals-mths-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    var s = SimulatedFinger.Settings()
+    s.bpm = 75
+    var finger = SimulatedFinger(settings: s)
+    var colour = "time_s,r,g,b\n"
+    for case .color(let c) in finger.inputs(duration: 40) { colour += "\(c.time),\(c.red),\(c.green),\(c.blue)\n" }
+    let truth = "time_s,hr_bpm\n" + (0..<40).map { "\($0),75" }.joined(separator: "\n")
+    func write(_ text: String, _ name: String) throws { try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+    try write(colour, "subject_01.csv")
+    try write(truth, "subject_01_truth.csv")
+    var lines = colour.split(separator: "\n", omittingEmptySubsequences: false)
+    lines.insert(lines[300], at: 300)  // the same time twice
+    try write(lines.joined(separator: "\n"), "subject_02.csv")
+    try write(truth, "subject_02_truth.csv")
+    try write(colour, "subject_03.csv")
+    try write("time_s,hr_bpm\n" + (0..<40).map { "\($0)," }.joined(separator: "\n"), "subject_03_truth.csv")
+    try write(colour, "subject_04.csv")
+    try write(truth, "subject_05_truth.csv")
+
+    let e = try FingertipEvaluation.run(directory: dir.path)
+    #expect(e.subjects.map(\.name) == ["subject_01", "subject_02", "subject_03"])
+    #expect(e.unpaired == ["subject_04.csv (no subject_04_truth.csv)", "subject_05_truth.csv (no subject_05.csv)"])
+    let unreadable = e.subjects[1]
+    #expect(unreadable.failure?.contains("does not increase") == true)
+    #expect(unreadable.windows.count == 4 && unreadable.windows.allSatisfy { $0.bpm == nil })
+    #expect(e.subjects[0].failure == nil && e.subjects[0].windows.count == 4)
+    let summary = FingertipEvaluation.summarize(e.subjects)
+    #expect(summary.subjects == 2)  // subject_03 has no oximeter value to be scored against
+    #expect(summary.scored == 8)
+}
