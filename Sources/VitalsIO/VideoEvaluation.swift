@@ -37,6 +37,8 @@ public struct VideoEvaluation: Sendable {
     public static let tileGrid = try! TileGrid(columns: 8, rows: 8)
 
     public var results: [Result]
+    /// Videos without a truth file (not scored).
+    public var unscored: [String] = []
     public var withinTolerance: Int { results.filter(\.isWithinTolerance).count }
     public var fractionWithinTolerance: Double { results.isEmpty ? 0 : Double(withinTolerance) / Double(results.count) }
 
@@ -45,13 +47,17 @@ public struct VideoEvaluation: Sendable {
     public static func run(directory: String, maxDimension: Int? = 160) throws -> VideoEvaluation {
         let fm = FileManager.default
         var results: [Result] = []
+        var unscored: [String] = []
         for name in try directoryEntries(directory) {
             let url = URL(fileURLWithPath: directory).appendingPathComponent(name)
             guard VideoFile.hasVideoExtension(url.path) else { continue }
             let truthURL = url.deletingPathExtension().appendingPathExtension("json")
             // A video without a truth file is not scored; a truth file without a heart rate is an
             // error (it would silently shrink the "of N").
-            guard let data = fm.contents(atPath: truthURL.path) else { continue }
+            guard let data = fm.contents(atPath: truthURL.path) else {
+                unscored.append(name)
+                continue
+            }
             guard let doc = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
                   let truth = (doc["hr_bpm"] as? NSNumber)?.doubleValue, truth.isFinite, truth > 0 else {
                 throw InputError(.missingColumn, "\(truthURL.path): no heart rate 'hr_bpm' (bpm)")
@@ -79,6 +85,6 @@ public struct VideoEvaluation: Sendable {
         guard !results.isEmpty else {
             throw InputError(.empty, "\(directory): no video with a NAME.json truth file (hr_bpm)")
         }
-        return VideoEvaluation(results: results)
+        return VideoEvaluation(results: results, unscored: unscored)
     }
 }
