@@ -13,6 +13,30 @@ public enum MotionEvaluation {
         return files.map { (directory as NSString).appendingPathComponent($0) }
     }
 
+    /// The Exermote logs in `directory` (CSV files whose header names `exerciseType`, the label the
+    /// evaluations score against) and the names of the other CSV files, which are not evaluated.
+    /// - Throws: `InputError.fileNotFound` when the directory is missing, holds no CSV, or holds no
+    ///   Exermote log (naming the files ignored).
+    public static func exermoteFiles(in directory: String) throws -> (files: [String], ignored: [String]) {
+        var files: [String] = [], ignored: [String] = []
+        for path in try csvFiles(in: directory) {
+            let head = FileHandle(forReadingAtPath: path).map { h in
+                defer { try? h.close() }
+                return String(decoding: h.readData(ofLength: 1 << 16), as: UTF8.self)
+            } ?? ""
+            let header = (try? CSVFile(bytes: Array(head.prefix { $0 != "\n" && $0 != "\r" }.utf8), source: path))?.header ?? []
+            if header.contains(where: { $0.trimmingCharacters(in: .whitespaces) == "exerciseType" }) {
+                files.append(path)
+            } else {
+                ignored.append((path as NSString).lastPathComponent)
+            }
+        }
+        guard !files.isEmpty else {
+            throw InputError(.fileNotFound, "\(directory): no Exermote log (a CSV whose header names exerciseType); ignored \(ignored.joined(separator: ", "))")
+        }
+        return (files, ignored)
+    }
+
     /// The `Individual_N` a file name carries (Exermote's naming), for tune/check splits.
     public static func individual(of path: String) -> Int? {
         let name = (path as NSString).lastPathComponent

@@ -43,7 +43,9 @@ struct EvalAttitude: ParsableCommand {
             if gain != nil || tolerance != nil { p.noise = nil }
             if let gain { p.correctionGain = gain }
             if let tolerance { p.accelerationTolerance = tolerance }
-            let logs = try MotionEvaluation.csvFiles(in: directory).map { (file: $0, log: try MotionLog.read(path: $0)) }
+            let exermote = try MotionEvaluation.exermoteFiles(in: directory)
+            for name in exermote.ignored { warn("not evaluated: \(name) (no exerciseType column: not an Exermote log)") }
+            let logs = try exermote.files.map { (file: $0, log: try MotionLog.read(path: $0)) }
             let rows = try logs.map { try MotionEvaluation.attitude(log: $0.log, file: $0.file, parameters: p) }
             let median = Statistics.median(rows.map(\.medianDegrees))
             let pass = median < Self.gateDegrees
@@ -197,7 +199,9 @@ struct EvalReps: ParsableCommand {
     func run() throws {
         try CLIError.wrap {
             let tunedSet = Set(tuned.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) })
-            let files = try MotionEvaluation.csvFiles(in: directory).map { try MotionEvaluation.reps(file: $0) }
+            let exermote = try MotionEvaluation.exermoteFiles(in: directory)
+            for name in exermote.ignored { warn("not evaluated: \(name) (no exerciseType column: not an Exermote log)") }
+            let files = try exermote.files.map { try MotionEvaluation.reps(file: $0) }
             let tunedFiles = files.filter { $0.individual.map(tunedSet.contains) ?? false }
             let others = files.filter { !($0.individual.map(tunedSet.contains) ?? false) }
             let all = Self.summary("all", files)

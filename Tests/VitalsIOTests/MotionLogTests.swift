@@ -281,6 +281,21 @@ import MotionAnalysis
         #expect(sets[0].start_s == 2 && sets[0].end_s == 7)
     }
 
+    @Test func repsAndAttitudeEvaluationsReadOnlyExermoteLogs() throws {
+        // An unrelated CSV in the folder had stopped both evaluations ("no time column").
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("exermote-files-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "Device: xGravity,exerciseType,timeStampSaved\n0,Squat,2017-03-30 18:45:10:000\n".write(
+            toFile: dir + "/2017-03-30_Individual_1.csv", atomically: true, encoding: .utf8)
+        try "session,notes\n1,calm\n".write(toFile: dir + "/sessions.csv", atomically: true, encoding: .utf8)
+        let found = try MotionEvaluation.exermoteFiles(in: dir)
+        #expect(found.files.map { ($0 as NSString).lastPathComponent } == ["2017-03-30_Individual_1.csv"])
+        #expect(found.ignored == ["sessions.csv"])
+        try FileManager.default.removeItem(atPath: dir + "/2017-03-30_Individual_1.csv")
+        #expect(throws: InputError.self) { try MotionEvaluation.exermoteFiles(in: dir) }
+    }
+
     @Test func swingEvaluationNeedsFilesOfAKnownStrokeType() throws {
         // A directory of other logs was evaluated as type "unknown", no gate applied, and
         // `vitals eval swings --check` passed.
