@@ -51,7 +51,8 @@ public struct PulseAnalyzer: Sendable {
         /// Identical consecutive samples for this long (seconds) mark a clipped or flat sensor; no beat
         /// is taken for as long again after such a run, up to `clippingHoldoff` seconds (the filters
         /// ring after it). Scaled by the run, a pulse whose top alone clips keeps its next upstroke:
-        /// a fixed 0.5 s blocked every beat faster than 120 bpm that way.
+        /// a fixed 0.5 s blocked every upstroke within 0.5 s of the flat top before it (at 127 bpm,
+        /// every beat of `PulsePipelineTests.pulsesClippedAtTheTopKeepTheirBeats`).
         public var clippingRun: Double = 0.06
         public var clippingHoldoff: Double = 0.5
         /// A live `.beat` is reported once its upstroke has ended the best beat sequence for
@@ -687,7 +688,7 @@ public struct PulseAnalyzer: Sendable {
             }
         }
         let report = QualityReport(time: endTime, index: u.confidence, trackedBPM: u.bpm, spectralConcentration: u.concentration / (1 + u.concentration),
-                                   channelAgreement: u.agreement, skewness: skewness(w) * orientation[u.channel],
+                                   channelAgreement: u.agreement, skewness: Statistics.skewness(w) * orientation[u.channel],
                                    perfusionPercent: perfusion(channel: u.channel, spread: u.spread), channel: channelNames[u.channel],
                                    periodicity: u.periodicity, beatChannel: channelNames[selected])
         emit(.quality(report))
@@ -834,20 +835,5 @@ public struct PulseAnalyzer: Sendable {
         guard saa > 0, sbb > 0 else { return }
         let r = sab / (saa * sbb).squareRoot() * orientation[reference]
         if abs(r) > 0.3 { orientation[3] = r > 0 ? 1 : -1 }
-    }
-
-    private func skewness(_ w: [Double]) -> Double {
-        let n = Double(w.count)
-        guard n > 2 else { return 0 }
-        let m = w.reduce(0, +) / n
-        var m2 = 0.0, m3 = 0.0
-        for v in w {
-            let d = v - m
-            m2 += d * d
-            m3 += d * d * d
-        }
-        m2 /= n
-        m3 /= n
-        return m2 > 0 ? m3 / (m2 * m2.squareRoot()) : 0
     }
 }

@@ -19,6 +19,26 @@ public enum Statistics {
         return (s / Double(x.count - 1)).squareRoot()
     }
 
+    /// The skewness (third standardised moment, population form: m3 / m2^1.5, as scipy's default);
+    /// 0 for fewer than three values or no spread.
+    @inlinable
+    public static func skewness<C: Collection>(_ x: C) -> Double where C.Element == Double {
+        let n = Double(x.count)
+        guard n > 2 else { return 0 }
+        var sum = 0.0
+        for v in x { sum += v }
+        let m = sum / n
+        var m2 = 0.0, m3 = 0.0
+        for v in x {
+            let d = v - m
+            m2 += d * d
+            m3 += d * d * d
+        }
+        m2 /= n
+        m3 /= n
+        return m2 > 0 ? m3 / (m2 * m2.squareRoot()) : 0
+    }
+
     /// The `p`-th percentile (0...100) with linear interpolation between order statistics
     /// (the definition numpy uses by default); NaN for an empty collection.
     /// - Complexity: O(n log n).

@@ -33,14 +33,15 @@ public struct PulseRecording: Sendable {
     /// - Throws: `InputError` for a missing, empty or binary file, missing columns (naming those that
     ///   exist), values that are not finite numbers, times that repeat or go backwards, a rate outside
     ///   5 Hz...10 kHz, too little data, or a flat signal.
+    ///   - polarity: how to read a signal column's sign (colour means have a physical one).
     public static func load(path: String, column: String? = nil, rate: Double? = nil,
-                            maximumGap: Double = 1) throws -> PulseRecording {
+                            maximumGap: Double = 1, polarity: Polarity = .asRecorded) throws -> PulseRecording {
         let csv = try CSVFile(path: path)
-        return try load(csv, column: column, rate: rate, maximumGap: maximumGap)
+        return try load(csv, column: column, rate: rate, maximumGap: maximumGap, polarity: polarity)
     }
 
     public static func load(_ csv: CSVFile, column: String? = nil, rate: Double? = nil,
-                            maximumGap: Double = 1) throws -> PulseRecording {
+                            maximumGap: Double = 1, polarity: Polarity = .asRecorded) throws -> PulseRecording {
         let src = csv.source
         var signalColumns: [Int]
         var names: String
@@ -55,12 +56,15 @@ public struct PulseRecording: Sendable {
             throw InputError(.missingColumn,
                              "\(src): no r,g,b colour columns; name the signal column with --column (columns: \(csv.headerDescription))")
         }
-        let timeColumn = csv.columnIndex("time_s")
+        // Times in seconds, or in milliseconds from a `time_ms` column.
+        let secondsColumn = csv.columnIndex("time_s")
+        let timeColumn = secondsColumn ?? csv.columnIndex("time_ms")
         if timeColumn == nil && rate == nil {
             throw InputError(.missingColumn,
-                             "\(src): no time_s column; give the sample rate with --rate HZ (columns: \(csv.headerDescription))")
+                             "\(src): no time_s (or time_ms) column; give the sample rate with --rate HZ (columns: \(csv.headerDescription))")
         }
-        let cols = try csv.numericColumns((timeColumn.map { [$0] } ?? []) + signalColumns)
+        var cols = try csv.numericColumns((timeColumn.map { [$0] } ?? []) + signalColumns)
+        if timeColumn != nil && secondsColumn == nil { cols[0] = cols[0].map { $0 / 1000 } }
         var signal = timeColumn == nil ? cols : Array(cols.dropFirst())
         let n = signal[0].count
         guard n >= 2 else { throw InputError(.tooShort, "\(src): only \(n) data row(s)") }
@@ -93,10 +97,42 @@ public struct PulseRecording: Sendable {
             signal = signal.map { $0.map { $0 * 255 } }
             notes.append(String(format: "%@: r,g,b look like 0-1 values (none above %.3g): read as fractions of 255", src, largest))
         }
+        // Deeper colour means (10-16-bit sensors and exports): the contact test and the channel-level
+        // floor are in 0...255 units, and 16-bit means brought back near-black channels' ripple as
+        // confident 60-bpm answers (MTHS subject 22, scaled x257). The smallest of 10, 12, 14 or 16
+        // bits that holds the largest value is taken as the full scale.
+        if column == nil, let largest = signal.lazy.flatMap({ $0 }).max(), largest > 255,
+           let bits = [10, 12, 14, 16].first(where: { largest <= Double((1 << $0) - 1) }) {
+            let scale = 255 / Double((1 << bits) - 1)
+            signal = signal.map { $0.map { $0 * scale } }
+            notes.append(String(format: "%@: r,g,b reach %.6g, above 255: read as %d-bit values (0-%d) and scaled to 0-255",
+                                src, largest, bits, (1 << bits) - 1))
+        }
+        if timeColumn != nil && secondsColumn == nil { notes.append("\(src): times read from time_ms, in milliseconds") }
         var recording = try validated(source: src, times: times, signal: signal, names: names, rate: rate, maximumGap: maximumGap,
                                       rateIsStatedBesideTimes: timeColumn != nil, place: { "line \(csv.lineNumber(ofRow: $0))" })
+        if column != nil && polarity == .inverted {
+            recording.inputs = recording.inputs.map { input in
+                if case let .ppg(time, value) = input { return .ppg(time: time, value: -value) }
+                return input
+            }
+        }
         recording.notes = notes
         return recording
+    }
+
+    /// How to read a PPG column's sign. The pipeline takes larger as more blood and times each beat
+    /// at its systolic upstroke; a sensor that records absorbance (or light with the other sign) gives
+    /// the mirror image, whose steepest rise is the diastolic fall: the rate stays right, beat times
+    /// and HRV do not (a103l inverted: RMSSD 7.0 -> 21.9 ms, IBI p90 error 12 -> 30 ms). The sign is
+    /// not guessed: the slope asymmetry that tells it on a103l and v102s (the upstroke 1.3-1.6 times
+    /// steeper than the fall) reads the other way on pulses whose rise and fall are alike, such as the
+    /// simulated finger's at 50-120 bpm, so a guess would turn good recordings over.
+    public enum Polarity: String, Sendable, CaseIterable {
+        /// As recorded (larger is more blood).
+        case asRecorded = "as-recorded"
+        /// Negated (a sensor whose values fall as blood volume rises).
+        case inverted
     }
 
     /// Slowest sampling the pipeline takes, Hz (a pulse up to 4 Hz needs more than 2 samples a beat).

@@ -32,10 +32,18 @@ struct HeartRate: ParsableCommand {
     @Option(help: "Seconds between window starts (default: the window length).")
     var hop: Double?
 
+    @Option(help: ArgumentHelp(
+        "Sign of a --column signal: as-recorded or inverted.",
+        discussion: "Beats are timed on the pulse's upstroke, taking larger values as more blood. A sensor that records absorbance (values fall as blood rises) needs inverted: the rate is the same either way, beat times and HRV are not."))
+    var polarity: PulseRecording.Polarity = .asRecorded
+
     @Flag(help: "Print one JSON document on stdout.")
     var json = false
 
     mutating func validate() throws {
+        if polarity != .asRecorded && column == nil && input != nil && !VideoFile.hasVideoExtension(input!) {
+            throw ValidationError("--polarity applies to a --column signal (colour means have a physical sign)")
+        }
         if let window, !(window > 0) { throw ValidationError("--window must be a positive number of seconds") }
         if let hop, !(hop > 0) { throw ValidationError("--hop must be a positive number of seconds") }
         if hop != nil && window == nil { throw ValidationError("--hop needs --window") }
@@ -61,8 +69,8 @@ struct HeartRate: ParsableCommand {
         var recording = try CLIError.wrap { () throws -> PulseRecording in
             if VideoFile.hasVideoExtension(path) {
                 // A video's times come from its frames and its signal is the frames' colour.
-                if rate != nil || column != nil {
-                    throw InputError(.badOption, "\(path): --rate and --column apply to CSV recordings, not to videos")
+                if rate != nil || column != nil || polarity != .asRecorded {
+                    throw InputError(.badOption, "\(path): --rate, --column and --polarity apply to CSV recordings, not to videos")
                 }
                 // Frames -> mean colours (ffmpeg downscales with area averaging, which keeps the mean).
                 let progress = ProgressBar(label: URL(fileURLWithPath: path).lastPathComponent)
@@ -72,7 +80,7 @@ struct HeartRate: ParsableCommand {
                 decoding = means.decodingIssues ?? VideoDecodingIssues(errors: 0, damagedFrames: 0, undecodablePackets: 0)
                 return try PulseRecording.colors(means.samples, source: path)
             }
-            return try PulseRecording.load(path: path, column: bundled ? "ppg" : column, rate: rate)
+            return try PulseRecording.load(path: path, column: bundled ? "ppg" : column, rate: rate, polarity: polarity)
         }
         if bundled {
             recording.source = "bundled recording (PhysioNet a103l finger PPG, first 60 s)"

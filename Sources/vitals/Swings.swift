@@ -72,3 +72,4 @@ struct Swings: ParsableCommand {
 }
 
 extension SwingMode: ExpressibleByArgument {}
+extension PulseRecording.Polarity: ExpressibleByArgument {}

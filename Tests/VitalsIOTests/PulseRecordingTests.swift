@@ -37,6 +37,45 @@ import Testing
         #expect(a != nil && b != nil && abs(a!.bpm - b!.bpm) < 0.5)
     }
 
+    /// 16-bit colour means (x257) passed the channel-level floor, which is in 0-255 units, and
+    /// brought back near-black channels' ripple as confident 60-bpm answers; they are scaled back.
+    @Test func deeperColourMeansAreScaledToBytesAndSaid() throws {
+        var finger = SimulatedFinger(settings: SimulatedFinger.Settings())
+        let frames = finger.inputs(duration: 10).compactMap { if case .color(let c) = $0 { c } else { nil } }
+        let text = "time_s,r,g,b\n" + frames.map { "\($0.time),\($0.red * 257),\($0.green * 257),\($0.blue * 257)" }.joined(separator: "\n")
+        let r = try load(text, column: nil)
+        #expect(r.notes.count == 1 && r.notes[0].contains("16-bit"))
+        for (input, frame) in zip(r.inputs, frames) {
+            guard case .color(let c) = input else { Issue.record("expected colour"); return }
+            #expect(abs(c.red - frame.red) < 1e-9 && abs(c.blue - frame.blue) < 1e-9)
+        }
+    }
+
+    @Test func timesInAMillisecondColumnAreRead() throws {
+        let r = try load("time_ms,ppg\n" + (0..<300).map { "\(Double($0) * 10),\(sin(Double($0) / 4))" }.joined(separator: "\n"))
+        #expect(abs(r.sampleRate - 100) < 1e-6 && abs(r.duration - 2.99) < 1e-9)
+        #expect(r.notes.contains { $0.contains("time_ms") })
+    }
+
+    /// A PPG recorded as absorbance times each beat at the diastolic fall unless it is read with
+    /// `.inverted`, which turns it back: the same beats as the upright recording.
+    @Test func anInvertedPPGIsReadTheRightWayUpWhenSaidSo() throws {
+        var s = SimulatedFinger.Settings()
+        s.output = .ppg
+        s.frameRate = 100
+        var finger = SimulatedFinger(settings: s)
+        let samples = finger.inputs(duration: 60).compactMap { if case let .ppg(t, v) = $0 { (t, v) } else { nil } }
+        func csv(_ sign: Double) -> CSVFile {
+            try! CSVFile(bytes: Array(("time_s,ppg\n" + samples.map { "\($0.0),\(sign * $0.1)" }.joined(separator: "\n")).utf8), source: "t.csv")
+        }
+        let upright = try PulseRecording.load(csv(1), column: "ppg")
+        let inverted = try PulseRecording.load(csv(-1), column: "ppg")
+        let turned = try PulseRecording.load(csv(-1), column: "ppg", polarity: .inverted)
+        let beats = { (r: PulseRecording) in PulseAnalysis.run(r.inputs, sampleRate: r.sampleRate).beats.map(\.time) }
+        #expect(beats(turned) == beats(upright))
+        #expect(beats(inverted) != beats(upright))
+    }
+
     @Test func colourColumnsMakeColourInputs() throws {
         let text = "time_s,r,g,b\n" + (0..<100).map { "\(Double($0) / 30),250,\(30 + sin(Double($0))),20" }.joined(separator: "\n")
         let r = try load(text, column: nil)
