@@ -14,7 +14,9 @@ struct Swings: ParsableCommand {
 
     @Argument(help: "Motion log (CSV with a header; Core Motion, Exermote, InfluxDB or --columns).")
     var file: String
-    @Option(help: "Wrist the watch is on: left or right.") var wrist: Wrist = .right
+    @Option(help: ArgumentHelp("Wrist the watch is on: left or right.",
+        discussion: "left reverses the forehand/backhand sign (rotation about the device's y axis): correct for a device moved to the left wrist with its x axis (along the forearm) reversed. A device whose y axis is reversed instead (strapped the same way relative to the hand) keeps the right wrist's sign: give it --wrist right (see the README)."))
+    var wrist: Wrist = .right
     @Option(help: "Detector: strokes (default; one event per stroke, serves) or swingwatch (the published algorithm).")
     var mode: SwingMode = .strokes
     @Option(help: "Lever from wrist to racket head in metres; adds head_speed_m_s.") var lever: Double?
