@@ -59,8 +59,11 @@ public enum StepLogs {
         var magnitudes = r.acceleration.map(\.magnitude)
         let median = magnitudes.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
         guard plausibleMedianMagnitude.contains(median) else {
-            throw InputError(.unsupportedFormat, String(format: "%@: median |acceleration| is %.3g g; an accelerometer reads about 1 g (gravity), so these are not accelerations in the %@ unit",
-                                                        r.source, median, r.format == "motion-log" ? "stated" : "layout's (m/s²)"))
+            // In g, the numbers would read 9.8 times larger: say so when that is where 1 g lies.
+            let hint = r.format != "motion-log" && plausibleMedianMagnitude.contains(median * standardGravity)
+                ? " (they look like g: pass --accel-unit g)" : ""
+            throw InputError(.unsupportedFormat, String(format: "%@: median |acceleration| is %.3g g; an accelerometer reads about 1 g (gravity), so these are not accelerations in the %@ unit%@",
+                                                        r.source, median, r.format == "motion-log" ? "stated" : "layout's (m/s²)", hint))
         }
     }
 
@@ -85,22 +88,27 @@ public enum StepLogs {
     public static func read(path: String, options: MotionLogOptions = MotionLogOptions()) throws -> AccelerationRecording {
         let bytes = try readInputFile(path)
         let head = String(decoding: bytes.prefix(512), as: UTF8.self)
-        let optionsGiven = !options.columns.isEmpty || options.accelerationUnit != nil || options.rotationUnit != nil
+        // The fixed layouts' columns are their own; their unit (m/s²) gives way to --accel-unit.
+        let unusedGiven = !options.columns.isEmpty || options.rotationUnit != nil
+        let scale = options.accelerationUnit.map { abs($0.toG) } ?? 1 / standardGravity
         func fixedLayout(_ r: AccelerationRecording) -> AccelerationRecording {
             var r = r
-            if optionsGiven {
-                r.notes.append("--columns, --accel-unit and --gyro-unit apply to motion CSV logs; not used for the \(r.format) layout (fixed columns, m/s²)")
+            if unusedGiven {
+                r.notes.append("--columns and --gyro-unit apply to motion CSV logs; not used for the \(r.format) layout (fixed columns)")
+            }
+            if let unit = options.accelerationUnit {
+                r.notes.append("acceleration read in \(unit.rawValue) as --accel-unit says (the \(r.format) layout's own unit is m/s²)")
             }
             return r
         }
         if head.contains("PacketCounter") || head.hasPrefix("Acquisition frequency") {
-            return fixedLayout(try readIPOL(bytes: bytes, source: path))
+            return fixedLayout(try readIPOL(bytes: bytes, source: path, accelerationScale: scale))
         }
         let firstLine = head.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         let fields = firstLine.split(separator: ",")
         let numeric = !fields.isEmpty && fields.allSatisfy({ Double($0.trimmingCharacters(in: .whitespaces)) != nil })
         if numeric && fields.count == 5 || isOxfordHeader(firstLine) {
-            return fixedLayout(try readOxford(bytes: bytes, source: path))
+            return fixedLayout(try readOxford(bytes: bytes, source: path, accelerationScale: scale))
         }
         if numeric {
             throw InputError(.unsupportedFormat, "\(path): line 1 is \(fields.count) numbers and no header; the headerless layout this reads is Oxford's 5 columns timestamp_ns,sensor_type,x,y,z (a motion CSV log needs a header line)")
@@ -114,7 +122,9 @@ public enum StepLogs {
     /// every row is taken as an accelerometer row, and a file mixing sensor types is refused rather
     /// than read as one sensor.
     /// - Throws: `InputError` (non-numeric field, mixed sensor types, time going backwards, too few rows).
-    public static func readOxford(bytes: [UInt8], source: String) throws -> AccelerationRecording {
+    /// - Parameter accelerationScale: g per unit of the x, y, z columns (m/s² by default).
+    public static func readOxford(bytes: [UInt8], source: String,
+                                  accelerationScale: Double = 1 / standardGravity) throws -> AccelerationRecording {
         let firstLine = bytes.prefix { $0 != 0x0A }
         let hasHeader = isOxfordHeader(String(decoding: firstLine, as: UTF8.self))
         let csv = try CSVFile(bytes: bytes, source: source, hasHeader: hasHeader)
@@ -127,13 +137,15 @@ public enum StepLogs {
                              "\(source): rows of more than one sensor type (\(String(format: "%g", first)) and \(String(format: "%g", cols[1][other])) at line \(csv.lineNumber(ofRow: other))); keep the accelerometer's rows only")
         }
         return try assemble(format: "oxford", source: source, rawTime: cols[0], timeScale: 1e-9,
-                            x: cols[2], y: cols[3], z: cols[4], scale: 1 / standardGravity, line: csv.lineNumber(ofRow:))
+                            x: cols[2], y: cols[3], z: cols[4], scale: accelerationScale, line: csv.lineNumber(ofRow:))
     }
 
     /// Reads an IPOL gait file (`*_lb.txt`): header lines, then tab-separated `PacketCounter, Acc_X,
     /// Acc_Y, Acc_Z, ...` in m/s² at the stated acquisition frequency (100 Hz when not stated).
     /// - Throws: `InputError` (no header row, missing columns, non-numbers).
-    public static func readIPOL(bytes: [UInt8], source: String) throws -> AccelerationRecording {
+    /// - Parameter accelerationScale: g per unit of the Acc columns (m/s² by default).
+    public static func readIPOL(bytes: [UInt8], source: String,
+                                accelerationScale: Double = 1 / standardGravity) throws -> AccelerationRecording {
         var rate = 100.0
         var notes: [String] = []
         var offset = 0
@@ -172,7 +184,7 @@ public enum StepLogs {
         let ax = try csv.requireColumn("Acc_X"), ay = try csv.requireColumn("Acc_Y"), az = try csv.requireColumn("Acc_Z")
         let cols = try csv.numericColumns([counter, ax, ay, az])
         var rec = try assemble(format: "ipol", source: source, rawTime: unwrapSampleCounter(cols[0]), timeScale: 1 / rate,
-                               x: cols[1], y: cols[2], z: cols[3], scale: 1 / standardGravity, line: csv.lineNumber(ofRow:))
+                               x: cols[1], y: cols[2], z: cols[3], scale: accelerationScale, line: csv.lineNumber(ofRow:))
         rec.notes += notes
         return rec
     }

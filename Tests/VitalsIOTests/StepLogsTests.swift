@@ -41,7 +41,14 @@ struct StepLogsTests {
         #expect(r.format == "oxford" && r.time == [0, 0.01, 0.02] && abs(r.acceleration[1].x - 1) < 1e-12)
         // A trailing separator after the header's last name (a spreadsheet's export) is the same header.
         #expect(try StepLogs.read(path: try write("timestamp_ns,sensor_type,x,y,z,\n" + rows, name: "accelerometer.csv")).format == "oxford")
-        #expect(try StepLogs.read(path: try write(rows, name: "accelerometer.csv"), options: MotionLogOptions(accelerationUnit: .g))
+        // --accel-unit g reads an Oxford-layout file written in g (it had been ignored, and the file
+        // refused as "not accelerations in the layout's (m/s²) unit").
+        let inG = try StepLogs.read(path: try write("1000000000000,3,0,0,1\n1000010000000,3,1,0,0\n1000020000000,3,0,-0.5,0\n",
+                                                    name: "accelerometer.csv"), options: MotionLogOptions(accelerationUnit: .g))
+        #expect(abs(inG.acceleration[0].z - 1) < 1e-12 && abs(inG.acceleration[2].y + 0.5) < 1e-12)
+        #expect(inG.notes.contains { $0.contains("acceleration read in g as --accel-unit says") })
+        let columns0 = try MotionLogOptions.parseColumns("time=a,accel.x=b,accel.y=c,accel.z=d")
+        #expect(try StepLogs.read(path: try write(rows, name: "accelerometer.csv"), options: MotionLogOptions(columns: columns0))
             .notes.contains { $0.contains("not used for the oxford layout") })
         // A motion log with unusual column names is read through the options.
         let log = "ts,p,q,r\n" + (0..<300).map { "\(Double($0) / 100),0,0,\(-1 + 0.1 * sin(Double($0) / 5))" }.joined(separator: "\n")
