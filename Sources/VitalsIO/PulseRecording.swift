@@ -100,12 +100,14 @@ public struct PulseRecording: Sendable {
         // Deeper colour means (10-16-bit sensors and exports): the contact test and the channel-level
         // floor are in 0...255 units, and 16-bit means brought back near-black channels' ripple as
         // confident 60-bpm answers (MTHS subject 22, scaled x257). The smallest of 10, 12, 14 or 16
-        // bits that holds the largest value is taken as the full scale.
-        if column == nil, let largest = signal.lazy.flatMap({ $0 }).max(), largest > 255,
+        // bits that holds the largest value is taken as the full scale. 8-bit means can pass 255:
+        // `vitals frames` converts Y'CbCr plane means without clipping, and a saturated red reaches
+        // about 434 (Y' 235, Cr 240), so only values above `deeperColourThreshold` count.
+        if column == nil, let largest = signal.lazy.flatMap({ $0 }).max(), largest > Self.deeperColourThreshold,
            let bits = [10, 12, 14, 16].first(where: { largest <= Double((1 << $0) - 1) }) {
             let scale = 255 / Double((1 << bits) - 1)
             signal = signal.map { $0.map { $0 * scale } }
-            notes.append(String(format: "%@: r,g,b reach %.6g, above 255: read as %d-bit values (0-%d) and scaled to 0-255",
+            notes.append(String(format: "%@: r,g,b reach %.6g, beyond 8 bits: read as %d-bit values (0-%d) and scaled to 0-255",
                                 src, largest, bits, (1 << bits) - 1))
         }
         if timeColumn != nil && secondsColumn == nil { notes.append("\(src): times read from time_ms, in milliseconds") }
@@ -134,6 +136,10 @@ public struct PulseRecording: Sendable {
         /// Negated (a sensor whose values fall as blood volume rises).
         case inverted
     }
+
+    /// Colour means above this are read as deeper than 8 bits: past what an unclipped conversion of
+    /// 8-bit Y'CbCr plane means reaches (about 434).
+    public static let deeperColourThreshold = 511.0
 
     /// Slowest sampling the pipeline takes, Hz (a pulse up to 4 Hz needs more than 2 samples a beat).
     public static let minimumRate = 5.0

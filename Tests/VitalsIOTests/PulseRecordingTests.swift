@@ -45,6 +45,10 @@ import Testing
         let text = "time_s,r,g,b\n" + frames.map { "\($0.time),\($0.red * 257),\($0.green * 257),\($0.blue * 257)" }.joined(separator: "\n")
         let r = try load(text, column: nil)
         #expect(r.notes.count == 1 && r.notes[0].contains("16-bit"))
+        // 8-bit means converted from Y'CbCr without clipping pass 255 (a saturated red reaches
+        // about 434): they are left as they are.
+        let unclipped = try load("time_s,r,g,b\n" + (0..<300).map { "\(Double($0) / 30),\(300 + 5 * sin(Double($0) / 4)),-0.5,20" }.joined(separator: "\n"), column: nil)
+        #expect(unclipped.notes.isEmpty)
         for (input, frame) in zip(r.inputs, frames) {
             guard case .color(let c) = input else { Issue.record("expected colour"); return }
             #expect(abs(c.red - frame.red) < 1e-9 && abs(c.blue - frame.blue) < 1e-9)
