@@ -28,12 +28,12 @@ public struct PulseRecording: Sendable {
     ///
     /// - Parameters:
     ///   - column: the signal column; nil looks for `r,g,b` (or `red,green,blue`) colour means.
-    ///   - rate: the sample rate, Hz, when the file has no `time_s` column.
+    ///   - rate: the sample rate, Hz, when the file has no `time_s` (or `time_ms`) column.
     ///   - maximumGap: longer silences are reported as gaps, seconds.
+    ///   - polarity: how to read a signal column's sign (colour means have a physical one).
     /// - Throws: `InputError` for a missing, empty or binary file, missing columns (naming those that
     ///   exist), values that are not finite numbers, times that repeat or go backwards, a rate outside
     ///   5 Hz...10 kHz, too little data, or a flat signal.
-    ///   - polarity: how to read a signal column's sign (colour means have a physical one).
     public static func load(path: String, column: String? = nil, rate: Double? = nil,
                             maximumGap: Double = 1, polarity: Polarity = .asRecorded) throws -> PulseRecording {
         let csv = try CSVFile(path: path)
