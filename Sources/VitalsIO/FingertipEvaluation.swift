@@ -90,6 +90,13 @@ public struct FingertipEvaluation: Sendable {
             if run >= 20 { notes.append(String(format: "oximeter reading constant for %.0f s", run)) }
             if unscored > 0 { notes.append("\(unscored) window(s) without an oximeter value, not scored") }
             if finite.isEmpty { notes.append("no oximeter value: the whole recording is not scored") }
+            // Every window without a value although the oximeter has some: its times are elsewhere.
+            if windows.isEmpty && unscored > 0 && !finite.isEmpty,
+               let first = truth[0].first(where: \.isFinite), let last = truth[0].last(where: \.isFinite) {
+                notes.append(String(format: "the oximeter's times (%.1f-%.1f s) do not overlap the recording's (%.1f-%.1f s): are both on the same clock?",
+                                    first + recording.startTime, last + recording.startTime,
+                                    recording.startTime, recording.startTime + recording.duration))
+            }
             let whole = analysis.heartRate
             let oximeter = Statistics.median(finite)
             if let whole, whole.confidence >= 0.8, abs(whole.bpm - oximeter) > 10 {
