@@ -10,7 +10,7 @@ struct HeartRate: ParsableCommand {
         abstract: "Heart rate, beats and HRV from fingertip colour means or a PPG recording.",
         discussion: """
         INPUT is a CSV file with a header: columns r,g,b (mean colour of each frame) or a signal column \
-        chosen with --column; times from a time_s column or --rate. Or a fingertip video (.y4m natively; \
+        chosen with --column; times from a time_s (or time_ms) column or --rate. Or a fingertip video (.y4m natively; \
         .mp4, .mov, .avi, .mkv, .webm through ffmpeg), analysed from its frames' presentation times. With no INPUT, a bundled minute of \
         finger PPG (PhysioNet a103l) is analysed and shown as the live component would show it.
         """,
@@ -23,7 +23,7 @@ struct HeartRate: ParsableCommand {
     @Option(help: "Signal column to analyse instead of r,g,b.")
     var column: String?
 
-    @Option(help: "Sample rate in Hz, for files without a time_s column.")
+    @Option(help: "Sample rate in Hz, for files without a time_s or time_ms column.")
     var rate: Double?
 
     @Option(help: "Also report windows of this many seconds.")
