@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "MotionAnalysisTests", dependencies: ["MotionAnalysis", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "VitalsIOTests", dependencies: ["VitalsIO", "TestSupport"], swiftSettings: swiftSettings),
         // The `vitals` program run as a user runs it (the binary `swift test` builds beside the tests).
-        .testTarget(name: "vitalsTests", dependencies: ["VitalsIO"], swiftSettings: swiftSettings),
+        .testTarget(name: "vitalsTests", dependencies: ["VitalsIO", "PulseDetection"], swiftSettings: swiftSettings),
         // Helpers shared by test targets (not a product).
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
     ]

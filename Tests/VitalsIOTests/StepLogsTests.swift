@@ -177,6 +177,24 @@ struct StepLogsTests {
         #expect(try code(log, name: "log.csv") == .badRate)
     }
 
+    @Test("eval steps reads Oxford files with their header line, as steps does")
+    func oxfordEvaluationReadsHeaderLines() throws {
+        // One header line in accelerometer.csv or stepcounter.csv had stopped the whole evaluation
+        // ("'timestamp_ns' is not a number").
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vitals-oxford-\(UUID().uuidString)").path
+        let rec = dir + "/Phone_Person_Hard_InHand_1"
+        try FileManager.default.createDirectory(atPath: rec, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let start = 1_000_000_000_000
+        let accel = (0..<2000).map { i in "\(start + i * 10_000_000),3,0,0,\(9.80665 * (1 + 0.3 * sin(Double(i) * 0.06)))" }
+        try ("timestamp_ns,sensor_type,x,y,z\n" + accel.joined(separator: "\n")).write(toFile: rec + "/accelerometer.csv", atomically: true, encoding: .utf8)
+        let switches = (0..<200).map { i in "\(start + i * 100_000_000),\(i % 10 == 5 ? 1 : 0),0" }
+        try ("timestamp_ns,left,right\n" + switches.joined(separator: "\n")).write(toFile: rec + "/stepcounter.csv", atomically: true, encoding: .utf8)
+        try #"{"clean_steps": 20}"#.write(toFile: rec + "/steps_truth.json", atomically: true, encoding: .utf8)
+        let results = try StepEvaluation.oxford(directory: dir)
+        #expect(results.count == 1 && abs(results[0].firstTruthStep - 0.5) < 1e-9)
+    }
+
     @Test("a missing file is a clear error")
     func missing() {
         do {

@@ -1,4 +1,5 @@
 import Foundation
+import PulseDetection
 import Testing
 import VitalsIO
 
@@ -87,6 +88,39 @@ struct CLITests {
             #expect(run.stderr.contains("same file as the output video"))
             #expect(!FileManager.default.fileExists(atPath: dir + "/t.y4m"))
         }
+    }
+
+    /// A held-back folder will not hold a103l: `eval beats --check` had stopped with "no recording
+    /// named a103l". Its gates now apply to every recording there.
+    @Test func evalBeatsGatesEveryRecordingOfAFolderWithoutA103l() throws {
+        let dir = try scratchFolder("beats")
+        var s = SimulatedFinger.Settings()
+        s.bpm = 70
+        s.frameRate = 100
+        s.output = .ppg
+        var finger = SimulatedFinger(settings: s)
+        var ppg = "time_s,ppg\n"
+        for case .ppg(let t, let v) in finger.inputs(duration: 60) { ppg += "\(t),\(v)\n" }
+        try ppg.write(toFile: dir + "/rec7.csv", atomically: true, encoding: .utf8)
+        let rPeaks = SimulatedFinger.beats(settings: s, until: 60).map { "\($0.onset - 0.2)" }
+        try ("time_s\n" + rPeaks.joined(separator: "\n")).write(toFile: dir + "/rec7_rpeaks.csv", atomically: true, encoding: .utf8)
+        let run = try vitals(["eval", "beats", ".", "--json"], in: dir)
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("\"rec7: sensitivity >= 97 %\""))
+        let named = try vitals(["eval", "beats", ".", "--gate", "a103l"], in: dir)
+        #expect(named.status != 0 && named.stderr.contains("(it has rec7)"))
+    }
+
+    /// A video without its NAME.json is named on stderr, not skipped without a word.
+    @Test func evalVideoNamesTheVideosItDoesNotScore() throws {
+        let dir = try scratchFolder("videos")
+        for name in ["a", "b"] {
+            try FingerVideoSimulator(.init(bpm: 72, seconds: 12, width: 32, height: 24)).writeY4M(to: dir + "/\(name).y4m")
+        }
+        try #"{"hr_bpm": 72}"#.write(toFile: dir + "/a.json", atomically: true, encoding: .utf8)
+        let run = try vitals(["eval", "video", "."], in: dir)
+        #expect(run.stderr.contains("not scored: b.y4m (no truth file b.json)"))
+        #expect(run.stdout.contains("a.y4m") && !run.stdout.contains("b.y4m"))
     }
 
     @Test func theSimulatorWritesOnlyToAY4MName() throws {
