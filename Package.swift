@@ -62,8 +62,8 @@ let package = Package(
         .testTarget(name: "MotionAnalysisTests", dependencies: ["MotionAnalysis", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "VitalsIOTests", dependencies: ["VitalsIO", "TestSupport"], swiftSettings: swiftSettings),
         // The `vitals` program run as a user runs it (the binary `swift test` builds beside the tests).
-        .testTarget(name: "vitalsTests", dependencies: ["VitalsIO", "PulseDetection"], swiftSettings: swiftSettings),
+        .testTarget(name: "vitalsTests", dependencies: ["VitalsIO", "TestSupport"], swiftSettings: swiftSettings),
         // Helpers shared by test targets (not a product).
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .target(name: "TestSupport", dependencies: ["PulseDetection"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
     ]
 )

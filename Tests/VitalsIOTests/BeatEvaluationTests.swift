@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import VitalsIO
 import PulseDetection
 
@@ -67,17 +68,7 @@ import PulseDetection
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vitals-beats-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
-    var s = SimulatedFinger.Settings()
-    s.bpm = 70
-    s.frameRate = 100
-    s.output = .ppg
-    var finger = SimulatedFinger(settings: s)
-    var ppg = "time_s,ppg\n"
-    for case .ppg(let t, let v) in finger.inputs(duration: 60) { ppg += "\(t + 100),\(v)\n" }
-    try ppg.write(to: dir.appendingPathComponent("r.csv"), atomically: true, encoding: .utf8)
-    let rPeaks = SimulatedFinger.beats(settings: s, until: 60).map { "\($0.onset - 0.2 + 100)" }
-    try ("time_s\n" + rPeaks.joined(separator: "\n")).write(to: dir.appendingPathComponent("r_rpeaks.csv"),
-                                                           atomically: true, encoding: .utf8)
+    try writeSimulatedPPGWithRPeaks(directory: dir.path, name: "r", clockOffset: 100)
     let e = try #require(try BeatEvaluation.run(directory: dir.path).first)
     #expect(e.sensitivity > 0.9)
     #expect(e.positivePredictiveValue > 0.9)

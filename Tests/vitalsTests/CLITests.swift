@@ -1,6 +1,6 @@
 import Foundation
-import PulseDetection
 import Testing
+import TestSupport
 import VitalsIO
 
 /// The `vitals` binary `swift test` built: beside the test bundle, or in `.build/debug` of this
@@ -94,16 +94,7 @@ struct CLITests {
     /// named a103l". Its gates now apply to every recording there.
     @Test func evalBeatsGatesEveryRecordingOfAFolderWithoutA103l() throws {
         let dir = try scratchFolder("beats")
-        var s = SimulatedFinger.Settings()
-        s.bpm = 70
-        s.frameRate = 100
-        s.output = .ppg
-        var finger = SimulatedFinger(settings: s)
-        var ppg = "time_s,ppg\n"
-        for case .ppg(let t, let v) in finger.inputs(duration: 60) { ppg += "\(t),\(v)\n" }
-        try ppg.write(toFile: dir + "/rec7.csv", atomically: true, encoding: .utf8)
-        let rPeaks = SimulatedFinger.beats(settings: s, until: 60).map { "\($0.onset - 0.2)" }
-        try ("time_s\n" + rPeaks.joined(separator: "\n")).write(toFile: dir + "/rec7_rpeaks.csv", atomically: true, encoding: .utf8)
+        try writeSimulatedPPGWithRPeaks(directory: dir, name: "rec7")
         let run = try vitals(["eval", "beats", ".", "--json"], in: dir)
         #expect(run.status == 0)
         #expect(run.stdout.contains("\"rec7: sensitivity >= 97 %\""))
