@@ -213,6 +213,25 @@ public enum StepEvaluation {
         public var trialsWithResumeBeforeWalking: Int
     }
 
+    /// Issue 5's gates on pooled IPOL trials: (name, holds). Trials whose walk does not end inside
+    /// the recording score no pause; with none at all the pause gates have nothing to judge and are
+    /// left out (they had read NaN and failed).
+    public static func gaitGates(_ s: GaitSummary) -> [(String, Bool)] {
+        let falsePauseFraction = Double(s.trialsWithFalsePause) / Double(max(1, s.trials))
+        let pauseGates: [(String, Bool)] = s.pausesScored == 0 ? [] : [
+            ("pause median <= 1.5 s", s.pauseMedian <= 1.5),
+            ("pause p95 <= 2.5 s", s.pause95 <= 2.5),
+        ]
+        return [
+            ("step F1 >= 0.93 (150 ms)", s.f1 >= 0.93),
+            ("median timing error <= 60 ms", s.medianTimingError <= 0.060),
+        ] + pauseGates + [
+            ("resume median <= 1.5 s", s.resumeMedian <= 1.5),
+            ("resume p95 <= 2.0 s", s.resume95 <= 2.0),
+            ("false pause in <= 2 % of trials", falsePauseFraction <= 0.02),
+        ]
+    }
+
     /// Pools the trials.
     public static func summarize(_ r: [GaitResult]) -> GaitSummary {
         let tp = Double(r.reduce(0) { $0 + $1.truePositives })

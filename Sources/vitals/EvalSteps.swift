@@ -78,21 +78,7 @@ struct EvalGait: ParsableCommand {
             guard !rows.isEmpty else { throw CLIError("no trial for subjects \(subjects)") }
         }
         let s = StepEvaluation.summarize(rows)
-        let falsePauseFraction = Double(s.trialsWithFalsePause) / Double(max(1, s.trials))
-        // Trials whose walk does not end inside the recording score no pause: with none at all, the
-        // pause gates have nothing to judge (they are left out, not failed).
-        let pauseGates: [(String, Bool)] = s.pausesScored == 0 ? [] : [
-            ("pause median <= 1.5 s", s.pauseMedian <= 1.5),
-            ("pause p95 <= 2.5 s", s.pause95 <= 2.5),
-        ]
-        let gates: [(String, Bool)] = [
-            ("step F1 >= 0.93 (150 ms)", s.f1 >= 0.93),
-            ("median timing error <= 60 ms", s.medianTimingError <= 0.060),
-        ] + pauseGates + [
-            ("resume median <= 1.5 s", s.resumeMedian <= 1.5),
-            ("resume p95 <= 2.0 s", s.resume95 <= 2.0),
-            ("false pause in <= 2 % of trials", falsePauseFraction <= 0.02),
-        ]
+        let gates = StepEvaluation.gaitGates(s)
         if json {
             let doc = JSON.object([
                 ("trials", .array(rows.map { r in

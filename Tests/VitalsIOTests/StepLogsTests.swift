@@ -195,6 +195,22 @@ struct StepLogsTests {
         #expect(results.count == 1 && abs(results[0].firstTruthStep - 0.5) < 1e-9)
     }
 
+    @Test("the gait gates leave out the pause gates when no trial scores a pause, instead of failing them on NaN")
+    func gaitPauseGatesNeedAScoredPause() {
+        var s = StepEvaluation.GaitSummary(trials: 3, f1: 0.97, precision: 0.96, recall: 0.97, medianTimingError: 0.02,
+                                           resumeMedian: 1, resume95: 1.2, resumesMissing: 0, pausesScored: 0,
+                                           pauseMedian: .nan, pause95: .nan, pausesMissing: 0, trialsWithFalsePause: 0,
+                                           trialsWithResumeBeforeWalking: 0)
+        var gates = StepEvaluation.gaitGates(s)
+        #expect(gates.allSatisfy(\.1) && !gates.contains { $0.0.hasPrefix("pause") })
+        s.pausesScored = 2
+        s.pauseMedian = 1.2
+        s.pause95 = 3
+        gates = StepEvaluation.gaitGates(s)
+        #expect(gates.first { $0.0 == "pause median <= 1.5 s" }?.1 == true)
+        #expect(gates.first { $0.0 == "pause p95 <= 2.5 s" }?.1 == false)
+    }
+
     @Test("a missing file is a clear error")
     func missing() {
         do {
