@@ -25,9 +25,7 @@ public enum Statistics {
     public static func skewness<C: Collection>(_ x: C) -> Double where C.Element == Double {
         let n = Double(x.count)
         guard n > 2 else { return 0 }
-        var sum = 0.0
-        for v in x { sum += v }
-        let m = sum / n
+        let m = mean(x)
         var m2 = 0.0, m3 = 0.0
         for v in x {
             let d = v - m

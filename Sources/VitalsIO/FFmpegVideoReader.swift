@@ -195,7 +195,6 @@ public final class FFmpegVideoReader: VideoFrameReader {
         }
     }
 
-
     // MARK: Tools
 
     /// A video whose decodable frames (or their time span) fall short of this fraction of what its

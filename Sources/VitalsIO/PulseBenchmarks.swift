@@ -49,12 +49,12 @@ public enum PulseBenchmarks {
         #endif
     }
 
-    /// Runs the benchmarks whose names contain `filter` (all when nil); each reports its fastest round,
-    /// in CPU time of the calling thread (as the step benchmarks: on a shared machine, wall time
-    /// also counts the time other processes hold the core).
     /// The benchmarks' names, in the order they run.
     public static let names = ["ppg-batch-1h-100hz", "ppg-stream-24h-100hz", "pulse-stream-per-frame-30fps"]
 
+    /// Runs the benchmarks whose names contain `filter` (all when nil); each reports its fastest round,
+    /// in CPU time of the calling thread (as the step benchmarks: on a shared machine, wall time
+    /// also counts the time other processes hold the core).
     public static func run(filter: String? = nil, rounds: Int = 3) -> [BenchmarkResult] {
         var results: [BenchmarkResult] = []
         func wanted(_ name: String) -> Bool {

@@ -42,12 +42,12 @@ struct GaitSignal: Sendable {
     /// A correlation peak within this much of the best counts as "as good" (the first such peak wins,
     /// so a step beats the stride and the stride beats three steps).
     static let peakTolerance = 0.15
-    /// Positive correlation at half the chosen lag above this means the lag is a stride of two steps
-    /// (the half-lag of a true step period is anti-correlated: −0.3 to −0.9 on the Oxford set, a
-    /// stride's half-lag +0.1 to +0.9).
-    static let strideHalfLagCorrelation = 0.05
-    /// Where in the chosen lag the correlation above is looked for, as fractions of it. "Half" is
-    /// loose: a limp, or a phone in one front pocket, can time the legs a third and two thirds of the
+    /// Positive correlation within ``strideSecondStepRange`` of the chosen lag above this means the lag
+    /// is a stride of two steps (at half of it a true step period is anti-correlated: −0.3 to −0.9 on
+    /// the Oxford set, a stride +0.1 to +0.9).
+    static let strideSecondStepCorrelation = 0.05
+    /// Where in the chosen lag the correlation above is looked for, as fractions of it. Not only at
+    /// half: a limp, or a phone in one front pocket, can time the legs a third and two thirds of the
     /// stride apart, and the band-passed step (a near-sinusoid at the step rate) correlates at
     /// most cos(0.6π) ≈ −0.31 anywhere in this range. 0.4–0.6 until 23 Nov 2026 counted such a gait
     /// at half (`PedometerTests.stronglyAlternatingGait`); Oxford's counts stayed the same.
@@ -408,12 +408,14 @@ struct GaitSignal: Sendable {
             let d = r[index - 1] - 2 * r[index] + r[index + 1]
             if d < 0 { lag += 0.5 * (r[index - 1] - r[index + 1]) / d }
         }
-        var halfLagCorrelation = -1.0
+        // The best correlation where a stride's second step would fall.
+        var secondStepCorrelation = -1.0
+        let range = GaitSignal.strideSecondStepRange
         for k in r.indices {
             let l = Double(k + minLag)
-            if l >= GaitSignal.strideSecondStepRange.min * lag && l <= GaitSignal.strideSecondStepRange.max * lag { halfLagCorrelation = max(halfLagCorrelation, r[k]) }
+            if l >= range.min * lag && l <= range.max * lag { secondStepCorrelation = max(secondStepCorrelation, r[k]) }
         }
-        if halfLagCorrelation > GaitSignal.strideHalfLagCorrelation && lag / 2 / fs >= 0.2 {
+        if secondStepCorrelation > GaitSignal.strideSecondStepCorrelation && lag / 2 / fs >= 0.2 {
             return (lag / 2 / fs, r[index])
         } else {
             return (lag / fs, r[index])
