@@ -40,8 +40,7 @@ public enum StepEvaluation {
             }
             let accBytes = [UInt8](fm.contents(atPath: dir + "/accelerometer.csv") ?? Data())
             let rec = try StepLogs.readOxford(bytes: accBytes, source: dir + "/accelerometer.csv")
-            let origin = try firstTimestamp(bytes: accBytes, source: dir + "/accelerometer.csv")
-            let first = try firstSwitchStep(path: dir + "/stepcounter.csv", origin: origin)
+            let first = try firstSwitchStep(path: dir + "/stepcounter.csv", origin: rec.startTime)
             let events = StepDetector.detect(times: rec.time, accelerations: rec.acceleration)
             let steps = events.filter { $0.kind == .step }.count
             let early = events.filter { $0.kind == .resume && $0.reportedAt < first - handlingTolerance }.count
@@ -67,29 +66,21 @@ public enum StepEvaluation {
         return obj
     }
 
-    /// Whether the first line of `bytes` is a header (its first field not a number): the Oxford files
-    /// come without one, and `vitals steps` reads them with or without it.
+    /// Whether the first line of `bytes` is a header (its first field not a number): the Oxford
+    /// foot-switch files come without one, and may carry `timestamp_ns,left,right`.
     private static func startsWithHeader(_ bytes: [UInt8]) -> Bool {
         var first = bytes.prefix { $0 != UInt8(ascii: ",") && $0 != UInt8(ascii: "\n") }[...]
         if first.starts(with: [0xEF, 0xBB, 0xBF]) { first = first.dropFirst(3) }
         return Double(String(decoding: first, as: UTF8.self).trimmingCharacters(in: .whitespaces)) == nil
     }
 
-    private static func firstTimestamp(bytes: [UInt8], source: String) throws -> Double {
-        let csv = try CSVFile(bytes: Array(bytes.prefix(4096)), source: source, hasHeader: startsWithHeader(bytes))
-        guard let t = try csv.numericColumns([0]).first?.first else {
-            throw InputError(.empty, "\(source): no rows")
-        }
-        return t
-    }
-
-    /// The first rising edge of either foot switch, seconds after `origin` (nanoseconds).
+    /// The first rising edge of either foot switch, seconds after `origin` (seconds on the same clock).
     private static func firstSwitchStep(path: String, origin: Double) throws -> Double {
         let bytes = [UInt8](FileManager.default.contents(atPath: path) ?? Data())
         let csv = try CSVFile(bytes: bytes, source: path, hasHeader: startsWithHeader(bytes))
         let cols = try csv.numericColumns([0, 1, 2])
         for i in stride(from: 1, to: cols[0].count, by: 1) where (cols[1][i] == 1 && cols[1][i - 1] == 0) || (cols[2][i] == 1 && cols[2][i - 1] == 0) {
-            return (cols[0][i] - origin) * 1e-9
+            return cols[0][i] * 1e-9 - origin
         }
         throw InputError(.empty, "\(path): no foot-switch step (no rising edge in either switch column)")
     }

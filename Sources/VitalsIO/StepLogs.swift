@@ -11,6 +11,9 @@ public struct AccelerationRecording: Sendable {
     public var source: String
     /// Seconds from the first sample, non-decreasing.
     public var time: [Double]
+    /// The first sample's time on the file's own clock, seconds (0 for a motion log, whose clock is
+    /// not kept): a file time is `startTime` + a `time`.
+    public var startTime: Double = 0
     /// Acceleration in g, gravity included, device frame.
     public var acceleration: [Vector3]
     /// Relative altitude samples (metres), when present.
@@ -255,6 +258,7 @@ public enum StepLogs {
             throw InputError(.badTimestamps, "\(source): every sample has the same time")
         }
         var recording = AccelerationRecording(format: format, source: source, time: time, acceleration: acc)
+        recording.startTime = t0 * timeScale
         try checkPlausible(recording)
         // The pedometer skips samples beyond any accelerometer's range; say so rather than let a
         // corrupt value pass unmentioned.
