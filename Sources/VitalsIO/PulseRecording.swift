@@ -1,5 +1,6 @@
 import Foundation
 import PulseDetection
+import SignalProcessing
 
 /// A recording for the pulse pipeline read from a CSV file: mean colours of fingertip frames
 /// (`r,g,b` columns) or one PPG column, with times from a `time_s` column or a stated rate.
@@ -64,7 +65,11 @@ public struct PulseRecording: Sendable {
                              "\(src): no time_s (or time_ms) column; give the sample rate with --rate HZ (columns: \(csv.headerDescription))")
         }
         var cols = try csv.numericColumns((timeColumn.map { [$0] } ?? []) + signalColumns)
-        if timeColumn != nil && secondsColumn == nil { cols[0] = cols[0].map { $0 / 1000 } }
+        var notes: [String] = []
+        if timeColumn != nil && secondsColumn == nil {
+            cols[0] = cols[0].map { $0 / 1000 }
+            notes.append("\(src): times read from time_ms, in milliseconds")
+        }
         var signal = timeColumn == nil ? cols : Array(cols.dropFirst())
         let n = signal[0].count
         guard n >= 2 else { throw InputError(.tooShort, "\(src): only \(n) data row(s)") }
@@ -90,9 +95,8 @@ public struct PulseRecording: Sendable {
         // and the rate was declined as "signal quality too low". The brightest channel's mean must
         // reach 0.3 (a torch-lit fingertip's red is 0.5-1 of full scale), so a black 0...255
         // recording, whose means stay near 0, is left as it is.
-        var notes: [String] = []
         if column == nil, let largest = signal.lazy.flatMap({ $0 }).max(), largest <= 1,
-           signal.map({ $0.reduce(0, +) / Double($0.count) }).max()! >= 0.3,
+           signal.map(Statistics.mean).max()! >= 0.3,
            signal.allSatisfy({ $0.allSatisfy { $0 >= 0 } }) {
             signal = signal.map { $0.map { $0 * 255 } }
             notes.append(String(format: "%@: r,g,b look like 0-1 values (none above %.3g): read as fractions of 255", src, largest))
@@ -110,7 +114,6 @@ public struct PulseRecording: Sendable {
             notes.append(String(format: "%@: r,g,b reach %.6g, beyond 8 bits: read as %d-bit values (0-%d) and scaled to 0-255",
                                 src, largest, bits, (1 << bits) - 1))
         }
-        if timeColumn != nil && secondsColumn == nil { notes.append("\(src): times read from time_ms, in milliseconds") }
         var recording = try validated(source: src, times: times, signal: signal, names: names, rate: rate, maximumGap: maximumGap,
                                       rateIsStatedBesideTimes: timeColumn != nil, place: { "line \(csv.lineNumber(ofRow: $0))" })
         if column != nil && polarity == .inverted {
