@@ -303,7 +303,13 @@ public struct RateTracker: Sendable {
         }
         swap(&forward, &scratchForward)
         hasHistory = true
-        let f = refinedFrequency(best, nearbyPeak(best, from: lowBin + top))
+        // The first update after (re)start, on a window shorter than the spectrum's length (the
+        // first seconds after contact), has a wider peak, which the low-rate prior pulls the track
+        // further along: the climb may go as far as the zero padding's bins per one over the
+        // window's length (2 at a full 10-s window). Later updates keep 2: with a history, a track
+        // on the flank of a broad low hump (a motion spike's) should not slide down it.
+        let peakReach = first ? max(2, fftLength / max(1, windows[bestChannel].count)) : 2
+        let f = refinedFrequency(best, nearbyPeak(best, from: lowBin + top, reach: peakReach))
         let bpm = min(settings.maxBPM, max(settings.minBPM, f * 60))
         let conc = concentration(best, atHz: f)
         var agreeing = 0, harmonic = 0
@@ -540,15 +546,16 @@ public struct RateTracker: Sendable {
         return k
     }
 
-    /// The local maximum of `s` reached by climbing from bin `k`, when it lies within two bins
-    /// (about 5 bpm); else `k`. The prior and the rate history choose which peak the track is on,
+    /// The local maximum of `s` reached by climbing from bin `k`, when it lies within `reach` bins
+    /// (2: about 5 bpm); else `k`. The prior and the rate history choose which peak the track is on,
     /// but they also pull the chosen state off the top of it (the low-rate prior pushes a 40-bpm
-    /// track up a bin): the spectrum alone should place the peak.
-    private func nearbyPeak(_ s: [Double], from k: Int) -> Int {
+    /// track up a bin in a 10-s window, three in the first 5-s one): the spectrum alone should
+    /// place the peak.
+    private func nearbyPeak(_ s: [Double], from k: Int, reach: Int = 2) -> Int {
         var p = k
         while p < highBin, s[p + 1] > s[p] { p += 1 }
         while p > lowBin, s[p - 1] > s[p] { p -= 1 }
-        return abs(p - k) <= 2 ? p : k
+        return abs(p - k) <= reach ? p : k
     }
 
     private func refinedFrequency(_ s: [Double], _ k: Int) -> Double {

@@ -143,6 +143,23 @@ import SignalProcessing
     }
 }
 
+extension RateTrackerHarmonicTests {
+    /// The same for the first update after contact, on a 5-s window: its spectral peak is twice as
+    /// wide, and the prior pulled a 40-bpm track three bins (7 bpm) up the peak's flank, past the
+    /// two-bin climb back (reported 46.9 bpm in the simulated finger).
+    @Test(arguments: [38.5, 40.0, 42.0])
+    func aSlowPulseInTheFirstShortWindowIsReportedAtItsSpectralPeak(bpm: Double) {
+        var tracker = RateTracker(rate: 10, hop: 1)
+        let w = (0..<50).map { i -> Double in
+            let p = (Double(i + 1) / 10 * bpm / 60).truncatingRemainder(dividingBy: 1)
+            return exp(-pow((p - 0.2) / 0.08, 2)) + 0.3 * exp(-pow((p - 0.5) / 0.1, 2))
+        }
+        let update = tracker.update(windows: [w])
+        let u = try! #require(update)
+        #expect(abs(u.bpm - bpm) <= 2.5, "reported \(u.bpm) for \(bpm) bpm")
+    }
+}
+
 @Suite struct RateTrackerPeriodicityTests {
     /// The first update of a fresh tracker on 10 s of white noise at 10 Hz, one channel (which
     /// agrees with itself), with the given periodicity floor.
