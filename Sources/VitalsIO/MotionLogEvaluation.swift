@@ -252,8 +252,9 @@ extension MotionEvaluation {
     }
 
     /// Runs the stroke detector and SwingWatch on one tennis-ace file and checks SwingWatch parity.
-    public static func swings(file: String, wrist: Wrist = .right) throws -> SwingResult {
-        let log = try MotionLog.read(path: file)
+    /// - Parameter options: how to read the log (column mapping, units), as `vitals swings` takes them.
+    public static func swings(file: String, wrist: Wrist = .right, options: MotionLogOptions = .init()) throws -> SwingResult {
+        let log = try MotionLog.read(path: file, options: options)
         let motion = try log.deviceMotion(filter: .responsive)
         let rate = motion.map(\.rotationRate)
         let type = strokeType(of: file) ?? "unknown"
@@ -362,8 +363,10 @@ extension MotionEvaluation {
 
     /// Counts reps in one Exermote log (gravity only) and matches each detected set to the labelled
     /// set it overlaps most; a labelled set with no detection counts 0 reps.
-    public static func reps(file: String, parameters: RepCounter.Parameters = .init()) throws -> RepFileResult {
-        let log = try MotionLog.read(path: file)
+    /// - Parameter options: how to read the log (column mapping, units), as `vitals reps` takes them.
+    public static func reps(file: String, parameters: RepCounter.Parameters = .init(),
+                            options: MotionLogOptions = .init()) throws -> RepFileResult {
+        let log = try MotionLog.read(path: file, options: options)
         let motion = try log.deviceMotion()
         var counter = RepCounter(sampleRate: log.sampleRate, parameters: parameters)
         let found = counter.process(motion)

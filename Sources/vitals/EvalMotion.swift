@@ -18,6 +18,7 @@ struct EvalAttitude: ParsableCommand {
     @Option(help: "Fixed-gain accelerometer trust tolerance, g, instead of the adaptive gain (tuning).") var tolerance: Double?
     @Flag(help: "Also measure what limits the filter: 10-Hz gyro drift from the log's gravity, accelerometer error by rotation rate.")
     var limits = false
+    @OptionGroup var input: MotionLogArguments
 
     func validate() throws {
         if let gain, !(gain >= 0 && gain.isFinite) { throw ValidationError("--gain must be a finite gain in 1/s, 0 or more (got \(gain))") }
@@ -45,7 +46,8 @@ struct EvalAttitude: ParsableCommand {
             if let tolerance { p.accelerationTolerance = tolerance }
             let exermote = try MotionEvaluation.exermoteFiles(in: directory)
             for name in exermote.ignored { warn("not evaluated: \(name) (no exerciseType column: not an Exermote log)") }
-            let logs = try exermote.files.map { (file: $0, log: try MotionLog.read(path: $0)) }
+            let options = try input.options()
+            let logs = try exermote.files.map { (file: $0, log: try MotionLog.read(path: $0, options: options)) }
             let rows = try logs.map { try MotionEvaluation.attitude(log: $0.log, file: $0.file, parameters: p) }
             let median = Statistics.median(rows.map(\.medianDegrees))
             let pass = median < Self.gateDegrees
@@ -91,6 +93,7 @@ struct EvalSwings: ParsableCommand {
     @Option(help: "Wrist the sensor was on: left or right.") var wrist: Wrist = .right
     @Flag(help: "Print one JSON document.") var json = false
     @Flag(help: "Exit non-zero when a gate fails.") var check = false
+    @OptionGroup var input: MotionLogArguments
 
     /// The gates.
     static let countTolerance = 0.10, groundStrokeCorrect = 0.95, serveCorrect = 0.80, idlePerMinute = 2.0
@@ -126,7 +129,8 @@ struct EvalSwings: ParsableCommand {
                 warn("ignored \(ignored.count) file(s) whose names give no stroke type (forehand, backhand, serve, idle): "
                      + ignored.joined(separator: ", "))
             }
-            let rows = try files.map { try MotionEvaluation.swings(file: $0, wrist: wrist) }
+            let options = try input.options()
+            let rows = try files.map { try MotionEvaluation.swings(file: $0, wrist: wrist, options: options) }
             let failures = rows.flatMap(Self.failures)
             if json {
                 try printJSON(Report(files: rows, failures: failures, pass: failures.isEmpty, ignored: ignored))
@@ -164,6 +168,7 @@ struct EvalReps: ParsableCommand {
     @Flag(help: "Exit non-zero when a gate fails.") var check = false
     @Option(help: "Individuals the constants were tuned on (reported apart from the others).")
     var tuned: String = "1,2,3"
+    @OptionGroup var input: MotionLogArguments
 
     static let withinOneGate = 0.95, exactGate = 0.65, strayGate = 1
 
@@ -201,7 +206,8 @@ struct EvalReps: ParsableCommand {
             let tunedSet = Set(tuned.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) })
             let exermote = try MotionEvaluation.exermoteFiles(in: directory)
             for name in exermote.ignored { warn("not evaluated: \(name) (no exerciseType column: not an Exermote log)") }
-            let files = try exermote.files.map { try MotionEvaluation.reps(file: $0) }
+            let options = try input.options()
+            let files = try exermote.files.map { try MotionEvaluation.reps(file: $0, options: options) }
             let tunedFiles = files.filter { $0.individual.map(tunedSet.contains) ?? false }
             let others = files.filter { !($0.individual.map(tunedSet.contains) ?? false) }
             let all = Self.summary("all", files)

@@ -114,6 +114,30 @@ struct CLITests {
         #expect(run.stdout.contains("a.y4m") && !run.stdout.contains("b.y4m"))
     }
 
+    /// The unit error on an Exermote log in deg/s says to pass --gyro-unit; the motion evaluations
+    /// take it (and the other log-reading options) as the motion commands do. They had none.
+    @Test func motionEvaluationsTakeTheLogReadingOptions() throws {
+        let dir = try scratchFolder("eval-units")
+        // 30 s at 10 Hz turning about x at 90 deg/s, gravity turning the other way in the device frame.
+        var text = "Device: xGravity,Device: yGravity,Device: zGravity,Device: xAcceleration,Device: yAcceleration,"
+            + "Device: zAcceleration,Device: pitch,Device: roll,Device: yaw,Device: xRotationRate,Device: yRotationRate,"
+            + "Device: zRotationRate,exerciseType,exerciseSubType,timeStampSaved,individual\n"
+        for k in 0..<300 {
+            let angle = Double(k) / 10 * 90 * .pi / 180
+            text += String(format: "0,%.6f,%.6f,0,0,0,0,0,0,90,0,0,Squat,firstHalf,2017-03-30 18:%02d:%02d:%03d,1\n",
+                           -sin(angle), -cos(angle), 45 + k / 600, (k / 10) % 60, (k % 10) * 100)
+        }
+        try text.write(toFile: dir + "/2017-03-30_18-45-00_Individual_1.csv", atomically: true, encoding: .utf8)
+        let refused = try vitals(["eval", "attitude", "."], in: dir)
+        #expect(refused.status != 0 && refused.stderr.contains("--gyro-unit deg/s"), "\(refused.stderr)")
+        let read = try vitals(["eval", "attitude", ".", "--gyro-unit", "deg/s", "--json"], in: dir)
+        #expect(read.status == 0, "\(read.stderr)")
+        let median = try #require(
+            (try JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [String: Any])?["median_deg"] as? Double)
+        #expect(median < 1, "gravity \(median)° off with the rate read in deg/s")
+        #expect(try vitals(["eval", "reps", ".", "--gyro-unit", "deg/s"], in: dir).status == 0)
+    }
+
     @Test func theSimulatorWritesOnlyToAY4MName() throws {
         let dir = try scratchFolder("simulate")
         for name in ["out.csv", "out", "out.mp4"] {
