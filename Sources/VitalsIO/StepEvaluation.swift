@@ -25,8 +25,9 @@ public enum StepEvaluation {
 
     /// Runs every usable recording under `directory` (folders holding `accelerometer.csv`,
     /// `stepcounter.csv`, `steps_truth.json`); `usable: false` folders are skipped.
+    /// - Parameter options: `accelerationUnit` overrides the layout's m/s² (`--accel-unit`).
     /// - Throws: `InputError` when the folder is missing or holds no recording.
-    public static func oxford(directory: String) throws -> [OxfordResult] {
+    public static func oxford(directory: String, options: MotionLogOptions = .init()) throws -> [OxfordResult] {
         let fm = FileManager.default
         var results: [OxfordResult] = []
         for name in try directoryEntries(directory) {
@@ -39,7 +40,8 @@ public enum StepEvaluation {
                 throw InputError(.missingColumn, "\(truthPath): no positive whole-number 'clean_steps' (and not marked \"usable\": false)")
             }
             let accBytes = [UInt8](fm.contents(atPath: dir + "/accelerometer.csv") ?? Data())
-            let rec = try StepLogs.readOxford(bytes: accBytes, source: dir + "/accelerometer.csv")
+            let rec = try StepLogs.readOxford(bytes: accBytes, source: dir + "/accelerometer.csv",
+                                              accelerationScale: StepLogs.fixedLayoutScale(options))
             let first = try firstSwitchStep(path: dir + "/stepcounter.csv", origin: rec.startTime)
             let events = StepDetector.detect(times: rec.time, accelerations: rec.acceleration)
             let steps = events.filter { $0.kind == .step }.count
@@ -113,15 +115,16 @@ public enum StepEvaluation {
     public static let standingNeeded = 3.0
 
     /// Runs every `NAME_lb.txt` with a `NAME.json` under `directory`.
+    /// - Parameter options: `accelerationUnit` overrides the layout's m/s² (`--accel-unit`).
     /// - Throws: `InputError` when the folder is missing or holds no trial.
-    public static func gait(directory: String) throws -> [GaitResult] {
+    public static func gait(directory: String, options: MotionLogOptions = .init()) throws -> [GaitResult] {
         let fm = FileManager.default
         var results: [GaitResult] = []
         for file in try directoryEntries(directory) where file.hasSuffix("_lb.txt") {
             let name = String(file.dropLast("_lb.txt".count))
             guard fm.fileExists(atPath: directory + "/" + name + ".json") else { continue }
             let truth = try readTruth(path: directory + "/" + name + ".json")
-            let rec = try StepLogs.read(path: directory + "/" + file)
+            let rec = try StepLogs.read(path: directory + "/" + file, options: options)
             let rate = 100.0
             var strikes: [Double] = []
             for key in ["LeftFootEvents", "RightFootEvents"] {

@@ -70,6 +70,12 @@ public enum StepLogs {
         }
     }
 
+    /// g per unit of a fixed layout's (Oxford's, IPOL's) x, y, z columns: m/s² unless
+    /// `options.accelerationUnit` (`--accel-unit`) says otherwise.
+    static func fixedLayoutScale(_ options: MotionLogOptions) -> Double {
+        options.accelerationUnit.map { abs($0.toG) } ?? 1 / standardGravity
+    }
+
     /// The Oxford layout's column names, which its files may carry as a header line.
     static let oxfordHeader = ["timestamp_ns", "sensor_type", "x", "y", "z"]
 
@@ -93,7 +99,7 @@ public enum StepLogs {
         let head = String(decoding: bytes.prefix(512), as: UTF8.self)
         // The fixed layouts' columns are their own; their unit (m/s²) gives way to --accel-unit.
         let unusedGiven = !options.columns.isEmpty || options.rotationUnit != nil
-        let scale = options.accelerationUnit.map { abs($0.toG) } ?? 1 / standardGravity
+        let scale = fixedLayoutScale(options)
         func fixedLayout(_ r: AccelerationRecording) -> AccelerationRecording {
             var r = r
             if unusedGiven {

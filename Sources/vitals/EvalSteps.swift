@@ -3,6 +3,14 @@ import Foundation
 import MotionAnalysis
 import VitalsIO
 
+extension MotionLogOptions {
+    /// Options with only the acceleration unit an `--accel-unit` value names (nil: the layout's).
+    init(accelUnitOption text: String?) throws {
+        self.init()
+        accelerationUnit = try text.map(MotionLogArguments.accelerationUnit)
+    }
+}
+
 /// `vitals eval steps DIR`: step-count error on the Oxford step-counter recordings.
 struct EvalSteps: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,9 +23,13 @@ struct EvalSteps: ParsableCommand {
     var only: String?
     @Flag(help: "Print one JSON document.") var json = false
     @Flag(help: "Exit non-zero when a gate of issue 5 fails.") var check = false
+    @Option(name: .customLong("accel-unit"), help: "Unit of the recordings' acceleration: g or m/s2 (default: the layout's m/s²).")
+    var accelUnit: String?
 
     func run() throws {
-        var rows = try CLIError.wrap { try StepEvaluation.oxford(directory: directory) }
+        var rows = try CLIError.wrap {
+            try StepEvaluation.oxford(directory: directory, options: MotionLogOptions(accelUnitOption: accelUnit))
+        }
         if let only { rows = rows.filter { $0.name.contains(only) } }
         guard !rows.isEmpty else { throw CLIError("no recording matches '\(only ?? "")'") }
         let errors = rows.map { abs($0.errorPercent) }
@@ -68,9 +80,13 @@ struct EvalGait: ParsableCommand {
     var subjects: String?
     @Flag(help: "Print one JSON document.") var json = false
     @Flag(help: "Exit non-zero when a gate of issue 5 fails.") var check = false
+    @Option(name: .customLong("accel-unit"), help: "Unit of the trials' acceleration: g or m/s2 (default: the layout's m/s²).")
+    var accelUnit: String?
 
     func run() throws {
-        var rows = try CLIError.wrap { try StepEvaluation.gait(directory: directory) }
+        var rows = try CLIError.wrap {
+            try StepEvaluation.gait(directory: directory, options: MotionLogOptions(accelUnitOption: accelUnit))
+        }
         if let subjects {
             let parts = subjects.split(separator: "-").compactMap { Int($0) }
             guard parts.count == 2 else { throw CLIError("--subjects wants a range like 1-9, got '\(subjects)'") }

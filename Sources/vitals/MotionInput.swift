@@ -17,12 +17,7 @@ struct MotionLogArguments: ParsableArguments {
     func options() throws -> MotionLogOptions {
         var o = MotionLogOptions()
         if let columns { o.columns = try MotionLogOptions.parseColumns(columns) }
-        if let accelUnit {
-            guard let u = AccelerationUnit(rawValue: accelUnit.replacingOccurrences(of: "^", with: "").replacingOccurrences(of: "²", with: "2")) else {
-                throw InputError(.unsupportedFormat, "--accel-unit: '\(accelUnit)' is not g or m/s2")
-            }
-            o.accelerationUnit = u
-        }
+        if let accelUnit { o.accelerationUnit = try Self.accelerationUnit(accelUnit) }
         if let gyroUnit {
             let key = gyroUnit.replacingOccurrences(of: "dps", with: "deg/s").replacingOccurrences(of: "°/s", with: "deg/s")
             guard let u = RotationUnit(rawValue: key) else {
@@ -31,6 +26,14 @@ struct MotionLogArguments: ParsableArguments {
             o.rotationUnit = u
         }
         return o
+    }
+
+    /// The unit an `--accel-unit` value names (`g`, `m/s2`, `m/s^2`, `m/s²`).
+    static func accelerationUnit(_ text: String) throws -> AccelerationUnit {
+        guard let u = AccelerationUnit(rawValue: text.replacingOccurrences(of: "^", with: "").replacingOccurrences(of: "²", with: "2")) else {
+            throw InputError(.unsupportedFormat, "--accel-unit: '\(text)' is not g or m/s2")
+        }
+        return u
     }
 
     /// Reads the log, printing the reader's notes on stderr.

@@ -138,6 +138,33 @@ struct CLITests {
         #expect(try vitals(["eval", "reps", ".", "--gyro-unit", "deg/s"], in: dir).status == 0)
     }
 
+    /// An Oxford recording written in g is refused with "pass --accel-unit g"; `eval steps` takes it.
+    @Test func evalStepsTakesTheAccelerationUnit() throws {
+        let dir = try scratchFolder("eval-steps-unit")
+        let rec = dir + "/walk"
+        try FileManager.default.createDirectory(atPath: rec, withIntermediateDirectories: true)
+        // 40 s at 100 Hz: standing 5 s, then steps at 2 Hz (0.25 g), in g.
+        var acc = "", switches = "timestamp_ns,left,right\n"
+        for k in 0..<4000 {
+            let t = Double(k) / 100
+            let step = t > 5 ? 0.25 * sin(2 * Double.pi * 2 * (t - 5)) : 0
+            acc += String(format: "%lld,3,%.5f,%.5f,%.5f\n", Int64(t * 1e9), 0.05 * step, 1 + step, 0.02)
+        }
+        for k in 0..<400 {
+            let t = Double(k) / 10
+            let down = t > 5 && (t - 5).truncatingRemainder(dividingBy: 0.5) < 0.25
+            switches += "\(Int64(t * 1e9)),\(down ? 1 : 0),0\n"
+        }
+        try acc.write(toFile: rec + "/accelerometer.csv", atomically: true, encoding: .utf8)
+        try switches.write(toFile: rec + "/stepcounter.csv", atomically: true, encoding: .utf8)
+        try #"{"clean_steps": 70}"#.write(toFile: rec + "/steps_truth.json", atomically: true, encoding: .utf8)
+        let refused = try vitals(["eval", "steps", "."], in: dir)
+        #expect(refused.status != 0 && refused.stderr.contains("pass --accel-unit g"), "\(refused.stderr)")
+        let read = try vitals(["eval", "steps", ".", "--accel-unit", "g"], in: dir)
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(read.stdout.contains("walk"), "\(read.stdout)")
+    }
+
     @Test func theSimulatorWritesOnlyToAY4MName() throws {
         let dir = try scratchFolder("simulate")
         for name in ["out.csv", "out", "out.mp4"] {
