@@ -56,10 +56,11 @@ public struct FingertipEvaluation: Sendable {
                 // The windows the oximeter covers (its clock taken to start with the recording).
                 let end = truth[0].filter(\.isFinite).max() ?? 0
                 let t0 = truth[0].first(where: \.isFinite) ?? 0
+                let times = truth[0].map { $0 - t0 }
                 let windows = HeartRateReport.windowStarts(duration: end - t0, length: window, hop: hop)
                     .filter { $0 >= skipFirst - 1e-9 }.compactMap { s -> Window? in
-                        let v = zip(truth[0], truth[1]).filter { $0.0 - t0 >= s - 1e-9 && $0.0 - t0 <= s + window + 1e-9 && $0.1.isFinite }
-                        return v.isEmpty ? nil : Window(start: s, truth: Statistics.mean(v.map(\.1)), bpm: nil, confidence: 0)
+                        windowTruth(times: times, values: truth[1], start: s, length: window)
+                            .map { Window(start: s, truth: $0, bpm: nil, confidence: 0) }
                     }
                 result.subjects.append(Subject(name: name, windows: windows, wholeBPM: nil,
                                                truthMedian: Statistics.median(truth[1].filter(\.isFinite)),
@@ -72,17 +73,13 @@ public struct FingertipEvaluation: Sendable {
             var windows: [Window] = []
             var unscored = 0
             for s in HeartRateReport.windowStarts(duration: recording.coveredDuration, length: window, hop: hop) where s >= skipFirst - 1e-9 {
-                var values: [Double] = []
-                for (t, h) in zip(truth[0], truth[1]) where t >= s - 1e-9 && t <= s + window + 1e-9 && h.isFinite {
-                    values.append(h)
-                }
-                guard !values.isEmpty else {
+                guard let value = windowTruth(times: truth[0], values: truth[1], start: s, length: window) else {
                     // Said in the subject's notes, not silently left out of "scored".
                     unscored += 1
                     continue
                 }
                 let w = analysis.window(start: s, length: window)
-                windows.append(Window(start: s, truth: Statistics.mean(values), bpm: w.bpm, confidence: w.confidence))
+                windows.append(Window(start: s, truth: value, bpm: w.bpm, confidence: w.confidence))
             }
             let finite = truth[1].filter(\.isFinite)
             var notes: [String] = []
@@ -111,6 +108,16 @@ public struct FingertipEvaluation: Sendable {
                                            truthMedian: Statistics.median(finite), truthNotes: notes))
         }
         return result
+    }
+
+    /// A window's truth: the mean of the oximeter's values timed inside [start, start + length]
+    /// (times on the window's clock); nil when it has none.
+    static func windowTruth(times: [Double], values: [Double], start: Double, length: Double) -> Double? {
+        var inside: [Double] = []
+        for (t, h) in zip(times, values) where t >= start - 1e-9 && t <= start + length + 1e-9 && h.isFinite {
+            inside.append(h)
+        }
+        return inside.isEmpty ? nil : Statistics.mean(inside)
     }
 
     /// The rate the accepted beat intervals give (60 / their median), when there are at least 20 of

@@ -114,14 +114,9 @@ public struct PulseRecording: Sendable {
             notes.append(String(format: "%@: r,g,b reach %.6g, beyond 8 bits: read as %d-bit values (0-%d) and scaled to 0-255",
                                 src, largest, bits, (1 << bits) - 1))
         }
+        if column != nil && polarity == .inverted { signal = signal.map { $0.map { -$0 } } }
         var recording = try validated(source: src, times: times, signal: signal, names: names, rate: rate, maximumGap: maximumGap,
                                       rateIsStatedBesideTimes: timeColumn != nil, place: { "line \(csv.lineNumber(ofRow: $0))" })
-        if column != nil && polarity == .inverted {
-            recording.inputs = recording.inputs.map { input in
-                if case let .ppg(time, value) = input { return .ppg(time: time, value: -value) }
-                return input
-            }
-        }
         recording.notes = notes
         return recording
     }
@@ -240,4 +235,3 @@ public struct PulseRecording: Sendable {
     }
 }
 
-import SignalProcessing

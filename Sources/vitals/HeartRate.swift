@@ -158,3 +158,5 @@ struct HeartRate: ParsableCommand {
         }
     }
 }
+
+extension PulseRecording.Polarity: ExpressibleByArgument {}

@@ -74,4 +74,3 @@ struct Swings: ParsableCommand {
 }
 
 extension SwingMode: ExpressibleByArgument {}
-extension PulseRecording.Polarity: ExpressibleByArgument {}
