@@ -65,7 +65,7 @@ struct Frames: ParsableCommand {
                 if let output {
                     try writeFile(Data(means.csv.utf8), to: output)
                 } else {
-                    FileHandle.standardOutput.write(Data(means.csv.utf8))
+                    print(means.csv, terminator: "")
                 }
             }
             let mean = means.meanColor

@@ -1,5 +1,11 @@
 import ArgumentParser
 import Foundation
+// `stdout`, a C global, named in `main` (Glibc declares it in SwiftGlibc).
+#if canImport(SwiftGlibc)
+@preconcurrency import SwiftGlibc
+#elseif canImport(Darwin)
+@preconcurrency import Darwin
+#endif
 
 /// `vitals`: every Vitals pipeline on recordings. Subcommands each live in their own file.
 @main
@@ -37,6 +43,13 @@ struct VitalsCommand: AsyncParsableCommand {
             }
         } catch {
             fail(error, hint: nil)
+        }
+        // Output that could not be written (a full disk, a closed descriptor) is a failure: the
+        // results are lost, and an exit status of 0 would say they were delivered.
+        // (A write that failed while the results were printed leaves only the stream's error flag.)
+        if fflush(stdout) != 0 || ferror(stdout) != 0 {
+            let reason = String(cString: strerror(errno))
+            fail(CLIError("standard output: the results could not be written (\(reason))"), hint: nil)
         }
     }
 

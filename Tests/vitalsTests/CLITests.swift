@@ -221,3 +221,30 @@ struct CLITests {
         }
     }
 }
+
+@Suite(.enabled(if: vitalsBinary != nil && FileManager.default.fileExists(atPath: "/dev/full")))
+struct CLIOutputFailureTests {
+    /// Results that cannot be written (standard output on a full disk) are an error with one line,
+    /// not a crash (`frames --csv` trapped on FileHandle's write) or an exit status of 0 (the
+    /// others printed into the void and said they had succeeded).
+    @Test(arguments: [["frames", "clip.y4m", "--csv"], ["frames", "clip.y4m"], ["heart-rate", "--json"], ["heart-rate"]])
+    func resultsThatCannotBeWrittenAreAnError(arguments: [String]) throws {
+        let dir = try scratchFolder("full")
+        try FingerVideoSimulator(.init(bpm: 72, seconds: 3, width: 32, height: 24)).writeY4M(to: dir + "/clip.y4m")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(vitalsBinary))
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: dir)
+        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let err = Pipe()
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: err.fileHandleForReading.readToEndRetryingInterrupts(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 1, "\(arguments): \(stderr)")
+        // (The bundled recording's text mode says on stderr what it analyses before it starts.)
+        let errors = stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }
+        #expect(errors.count == 1 && errors[0].contains("standard output"), "\(arguments): \(stderr)")
+    }
+}
