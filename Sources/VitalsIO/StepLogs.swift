@@ -167,9 +167,11 @@ public enum StepLogs {
                 break
             }
             if line.hasPrefix("Acquisition frequency") {
-                let digits = line.split(separator: ":").last.map { $0.filter { "0123456789.".contains($0) } } ?? ""
-                guard let r = Double(digits), r > 0 else {
-                    throw InputError(.badRate, "\(source): '\(line.prefix(60))' does not state a sample rate")
+                // "Acquisition frequency: 100 Hz": one number, then Hz and nothing else (a digit filter
+                // read "1e2 Hz" as 12 Hz and "100 Hz (v2.0)" as 1002 Hz).
+                let words = line.split(separator: ":", maxSplits: 1).last?.split(whereSeparator: \.isWhitespace) ?? []
+                guard words.count == 2, words[1].lowercased() == "hz", let r = Double(words[0]), r > 0, r.isFinite else {
+                    throw InputError(.badRate, "\(source): '\(line.prefix(60))' does not state a sample rate as 'N Hz'")
                 }
                 rate = r
             }

@@ -69,6 +69,12 @@ public struct Y4MHeader: Sendable, Equatable {
         guard let (n, d) = rate, n > 0, d > 0 else {
             throw InputError(.badRate, "\(source): Y4M header has no valid F frame rate: \(line)")
         }
+        // The frame times are index / rate: a rate far outside cameras' (F999999999999:1) gave
+        // every frame the time 0, and F1:999999999 a 30-year clip.
+        let fps = Double(n) / Double(d)
+        guard fps >= 0.1, fps <= 10_000 else {
+            throw InputError(.badRate, "\(source): Y4M frame rate F\(n):\(d) is \(String(format: "%.3g", fps)) fps, outside 0.1...10000")
+        }
         // Only 8-bit 4:2:0: C420p10, C420p12 ... hold 16-bit samples and would be read as garbage.
         guard ["420", "420jpeg", "420mpeg2", "420paldv"].contains(colorSpace) else {
             throw InputError(

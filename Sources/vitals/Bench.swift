@@ -22,7 +22,8 @@ struct Bench: ParsableCommand {
     }
 
     func validate() throws {
-        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
+        // Each round of the frame benchmarks reads at least 512 MiB: a thousand rounds is hours.
+        guard rounds >= 1, rounds <= 1000 else { throw ValidationError("--rounds must be 1...1000 (got \(rounds))") }
         if let filter, filter.isEmpty || !Self.names.contains(where: { $0.contains(filter) }) {
             let what = filter.isEmpty ? "--filter is empty" : "--filter '\(filter)' matches no benchmark"
             throw ValidationError("\(what); the benchmarks are \(Self.names.joined(separator: ", "))")

@@ -79,6 +79,15 @@ struct StepLogsTests {
         #expect(r.format == "ipol")
         #expect(r.time == [0, 0.02, 0.04])
         #expect(abs(r.acceleration[2].z - 1) < 1e-12)
+        // The stated rate is one number and Hz: a filter keeping digits and dots read "1e2 Hz" as
+        // 12 Hz and "100 Hz (v2.0)" as 1002 Hz, and "0.1 kHz" as 0.1 Hz.
+        let body = "PacketCounter\tAcc_X\tAcc_Y\tAcc_Z\n0.0\t0\t0\t9.8\n1.0\t0\t0\t9.8\n"
+        #expect(try StepLogs.read(path: write("Acquisition frequency: 1e2 Hz\n" + body, name: "1-1_lb.txt")).time == [0, 0.01])
+        for stated in ["100 Hz (v2.0)", "0.1 kHz", "fast"] {
+            #expect(throws: InputError.self, "\(stated)") {
+                try StepLogs.read(path: write("Acquisition frequency: \(stated)\n" + body, name: "1-1_lb.txt"))
+            }
+        }
     }
 
     @Test("rejects a field that is not a number, naming the line")

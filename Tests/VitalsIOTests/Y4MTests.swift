@@ -109,6 +109,12 @@ struct Y4MTests {
         // 10-bit 4:2:0 (ffmpeg's yuv420p10le): was taken for 8-bit and failed at frame 1 as "not a valid Y4M frame".
         write(Array("YUV4MPEG2 W4 H2 F30:1 C420p10 XYSCSS=420P10\n".utf8))
         #expect(inputErrorCode { _ = try Y4MReader(path: path) } == .unsupportedFormat)
+        // Frame rates no camera has: F999999999999:1 timed every frame at 0 s, F1:999999999 made a
+        // 30-year clip of two frames.
+        for rate in ["F999999999999:1", "F1:999999999"] {
+            write(Array("YUV4MPEG2 W4 H2 \(rate)\n".utf8))
+            #expect(inputErrorCode { _ = try Y4MReader(path: path) } == .badRate, "\(rate)")
+        }
         write(Array("YUV4MPEG2 W4 H2 F30:1 C420mpeg2\n".utf8))
         #expect(inputErrorCode { _ = try Y4MReader(path: path) } == nil)
         #expect(inputErrorCode { _ = try Y4MReader(path: path + ".missing") } == .fileNotFound)
