@@ -58,8 +58,10 @@ public struct VideoEvaluation: Sendable {
                 unscored.append(name)
                 continue
             }
-            guard let doc = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let truth = (doc["hr_bpm"] as? NSNumber)?.doubleValue, truth.isFinite, truth > 0 else {
+            guard let doc = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw InputError(.corrupt, "\(truthURL.path): not a JSON object (the truth file holds {\"hr_bpm\": ...})")
+            }
+            guard let truth = (doc["hr_bpm"] as? NSNumber)?.doubleValue, truth.isFinite, truth > 0 else {
                 throw InputError(.missingColumn, "\(truthURL.path): no heart rate 'hr_bpm' (bpm)")
             }
             var result = Result(name: name, truthBPM: truth, seconds: 0)

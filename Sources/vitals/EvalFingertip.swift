@@ -78,15 +78,16 @@ struct EvalFingertip: ParsableCommand {
             print("subject      windows answered within5   MAE   whole  truth  notes")
             for sub in subjects {
                 let ss = FingertipEvaluation.summarize([sub])
-                print(String(format: "%-12@ %7d %8d %7d %6.1f %7@ %6.1f  %@", sub.name, ss.scored, ss.answered, ss.within5,
-                             ss.meanAbsoluteError, sub.wholeBPM.map { String(format: "%.1f", $0) } ?? "-",
-                             sub.truthMedian, (sub.truthNotes + (sub.failure.map { ["not analysed: \($0)"] } ?? [])).joined(separator: "; ")))
+                print(String(format: "%-12@ %7d %8d %7d %@ %@ %@  %@", sub.name, ss.scored, ss.answered, ss.within5,
+                             Self.figure(ss.meanAbsoluteError, "%.1f", width: 6), Self.figure(sub.wholeBPM ?? .nan, "%.1f", width: 7),
+                             Self.figure(sub.truthMedian, "%.1f", width: 6), (sub.truthNotes + (sub.failure.map { ["not analysed: \($0)"] } ?? [])).joined(separator: "; ")))
             }
             print(String(format: """
-                overall: %d windows, answered %.1f %%, within 5 bpm %.1f %% of answered, median AE %.2f bpm, \
-                MAE %.2f bpm, whole recording within 5 bpm %d/%d, half/double %.1f %%
-                """, s.scored, 100 * s.answeredFraction, 100 * s.within5Fraction, s.medianAbsoluteError,
-                s.meanAbsoluteError, s.subjectsWithin5, s.subjects, 100 * s.halfOrDoubleFraction))
+                overall: %d windows, answered %.1f %%, within 5 bpm %@ %% of answered, median AE %@ bpm, \
+                MAE %@ bpm, whole recording within 5 bpm %d/%d, half/double %@ %%
+                """, s.scored, 100 * s.answeredFraction, Self.figure(100 * s.within5Fraction, "%.1f"),
+                Self.figure(s.medianAbsoluteError, "%.2f"), Self.figure(s.meanAbsoluteError, "%.2f"),
+                s.subjectsWithin5, s.subjects, Self.figure(100 * s.halfOrDoubleFraction, "%.1f")))
             for (name, ok) in gates { print("  [\(ok ? "pass" : "FAIL")] \(name)") }
             if misses {
                 for sub in subjects {
@@ -101,6 +102,13 @@ struct EvalFingertip: ParsableCommand {
         if check, gates.contains(where: { !$0.1 }) {
             throw ExitCode(1)
         }
+    }
+
+    /// `value` in `format`, or "-" when there is none (NaN: no window answered), right-aligned in
+    /// `width` characters.
+    static func figure(_ value: Double, _ format: String, width: Int = 0) -> String {
+        let text = value.isNaN ? "-" : String(format: format, value)
+        return String(repeating: " ", count: max(0, width - text.count)) + text
     }
 
     private func summaryJSON(_ s: FingertipEvaluation.Summary) -> JSON {

@@ -41,7 +41,7 @@ struct EvalSimulated: ParsableCommand {
         // Recording seeds are bpm + 1000 seed: beyond a million sets they would wrap (and the JSON
         // "seed" would round).
         guard seed <= 1_000_000, seed + UInt64(sets) <= 1_000_000 else {
-            throw CLIError("--seed: recording sets go from 0 to 999999 (asked for \(seed) to \(seed &+ UInt64(sets) &- 1))")
+            throw CLIError("--seed: recording sets go from 0 to 999999 (asked for \(sets) from \(seed))")
         }
         var cases: [SimulatedFingerEvaluation.Case] = []
         for set in seed..<(seed + UInt64(sets)) {

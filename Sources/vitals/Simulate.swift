@@ -43,6 +43,22 @@ struct Simulate: ParsableCommand {
         @Argument(help: "Output file (.y4m).")
         var output: String
 
+        /// Refuses a clip larger than the free space where it goes (the options allow terabytes:
+        /// 3600 s of 4096x4096 at 480 fps), before anything is written.
+        func checkFreeSpace(for simulator: FingerVideoSimulator) throws {
+            guard !Self.isDevice(output) else { return }
+            let c = simulator.configuration
+            let frames = (c.seconds * Double(c.frameRate)).rounded(.up)
+            let bytes = frames * Double(c.width * c.height + 2 * ((c.width + 1) / 2) * ((c.height + 1) / 2) + 6)
+            let folder = URL(fileURLWithPath: output).deletingLastPathComponent().path
+            guard let free = (try? FileManager.default.attributesOfFileSystem(forPath: folder))?[.systemFreeSize] as? NSNumber
+            else { return }
+            if bytes > free.doubleValue {
+                throw CLIError(String(format: "%@: the clip needs %.1f GB and %@ has %.1f GB free (shorten --seconds or --size)",
+                                      output, bytes / 1e9, folder, free.doubleValue / 1e9))
+            }
+        }
+
         func run() throws {
             if URL(fileURLWithPath: output).pathExtension.lowercased() != "y4m" && !Self.isDevice(output) {
                 throw ValidationError("the simulator writes Y4M video: name the output .y4m (got \(output))")
@@ -60,6 +76,7 @@ struct Simulate: ParsableCommand {
             } catch let error as InputError {
                 throw ValidationError(error.message)
             }
+            try checkFreeSpace(for: simulator)
             try CLIError.wrap {
                 try simulator.writeY4M(to: output)
                 let beats = simulator.beatTimes

@@ -25,10 +25,10 @@ struct Run {
     var errorLines: [Substring] { stderr.split(separator: "\n") }
 }
 
-/// Runs `vitals arguments` in `directory` and waits for it.
-func vitals(_ arguments: [String], in directory: String) throws -> Run {
+/// Runs `vitals arguments` (or another `executable`) in `directory` and waits for it.
+func vitals(_ arguments: [String], in directory: String, executable: String? = nil) throws -> Run {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: try #require(vitalsBinary, "the vitals binary was not found"))
+    process.executableURL = URL(fileURLWithPath: try executable ?? #require(vitalsBinary, "the vitals binary was not found"))
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
     let out = Pipe(), err = Pipe()
@@ -246,5 +246,34 @@ struct CLIOutputFailureTests {
         // (The bundled recording's text mode says on stderr what it analyses before it starts.)
         let errors = stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }
         #expect(errors.count == 1 && errors[0].contains("standard output"), "\(arguments): \(stderr)")
+    }
+}
+
+extension CLITests {
+    /// Found by fuzzing: a clip larger than the disk's free space is refused before anything is
+    /// written (the options allow terabytes); a truth file that is not JSON is named as such (it was
+    /// "no heart rate 'hr_bpm'"); an evaluation where nothing was answered prints "-", not "nan".
+    @Test func fuzzedInputsGetTheRightMessage() throws {
+        let dir = try scratchFolder("fuzzed")
+        // Through a shell that caps the files it may write at 1 MB: were the check to fail, the
+        // command must not fill the disk.
+        let binary = try #require(vitalsBinary)
+        let huge = try vitals(["-c", "ulimit -f 2048; exec \"$0\" simulate finger --seconds 3600 --size 1024x1024 --fps 480 big.y4m", binary],
+                              in: dir, executable: "/bin/sh")
+        #expect(huge.status != 0 && huge.errorLines.count == 1 && huge.stderr.contains("GB free"), "\(huge.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/big.y4m"))
+
+        try FileManager.default.createDirectory(atPath: dir + "/videos", withIntermediateDirectories: true)
+        try Data("not json".utf8).write(to: URL(fileURLWithPath: dir + "/videos/c.json"))
+        try Data([0, 1, 2]).write(to: URL(fileURLWithPath: dir + "/videos/c.mp4"))
+        let video = try vitals(["eval", "video", "videos"], in: dir)
+        #expect(video.status != 0 && video.errorLines.count == 1 && video.stderr.contains("not a JSON object"), "\(video.stderr)")
+
+        try FileManager.default.createDirectory(atPath: dir + "/mths", withIntermediateDirectories: true)
+        let signal = (0..<900).map { i in "\(Double(i) / 30),200,\(40 + sin(Double(i) / 5)),30" }
+        try (["time_s,r,g,b"] + signal).joined(separator: "\n").write(toFile: dir + "/mths/subject_01.csv", atomically: true, encoding: .utf8)
+        try "time_s,hr_bpm,spo2_pct\n0,,\n1,,\n".write(toFile: dir + "/mths/subject_01_truth.csv", atomically: true, encoding: .utf8)
+        let none = try vitals(["eval", "fingertip", "mths"], in: dir)
+        #expect(!none.stdout.contains("nan") && none.stdout.contains("MAE - bpm"), "\(none.stdout)")
     }
 }
