@@ -75,7 +75,7 @@ public struct PulseRecording: Sendable {
         guard n >= 2 else { throw InputError(.tooShort, "\(src): only \(n) data row(s)") }
         for (k, values) in signal.enumerated() {
             if let i = values.firstIndex(where: { !PulseAnalyzer.isUsable($0) }) {
-                let what = values[i].isNaN ? "an empty or NaN value"
+                let what = values[i].isNaN ? "an empty, missing (a short line) or NaN value"
                     : values[i].isInfinite ? "an infinite value"
                     : String(format: "the value %g, beyond ±%g (no sensor reads that)", values[i], PulseAnalyzer.maximumMagnitude)
                 throw InputError(.nonFinite, "\(src): line \(csv.lineNumber(ofRow: i)), column '\(csv.header[signalColumns[k]])' has \(what)")

@@ -247,6 +247,23 @@ import MotionAnalysis
         }
     }
 
+    /// Gravity is a unit vector: a log whose gravity turns to m/s² part way is refused at the first
+    /// such row (the median had read g, and the rows after were normalised without a word).
+    @Test func gravityInAnotherUnitPartWayIsAnError() throws {
+        func log(switchAt: Int?) -> String {
+            "loggingTime,motionGravityX,motionGravityY,motionGravityZ\n" + (0..<200).map { i -> String in
+                let s = switchAt.map { i >= $0 ? 9.81 : 1 } ?? 1
+                return "\(Double(i) * 0.02),\(0.1 * s),\(-0.9 * s),\(0.42 * s)"
+            }.joined(separator: "\n")
+        }
+        #expect(try parse(log(switchAt: nil)).gravity != nil)
+        #expect {
+            _ = try parse(log(switchAt: 150))
+        } throws: { error in
+            (error as? InputError)?.code == .unsupportedFormat && "\(error)".contains("line 152") && "\(error)".contains("50 of 200")
+        }
+    }
+
     @Test func gapsAreFoundAndStated() throws {
         var text = "time,acc_x,acc_y,acc_z\n"
         for k in 0..<50 { text += "\(Double(k) * 0.01),0,0,1\n" }
