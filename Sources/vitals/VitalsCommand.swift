@@ -33,7 +33,11 @@ struct VitalsCommand: AsyncParsableCommand {
         do {
             command = try parseAsRoot()
         } catch {
-            fail(error, hint: helpHint(fullMessage(for: error)))
+            let full = fullMessage(for: error)
+            if let misread = negativeValue(CommandLine.arguments, parserMessage: full) {
+                fail(CLIError(misread), hint: helpHint(full))
+            }
+            fail(error, hint: helpHint(full))
         }
         do {
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -63,6 +67,19 @@ struct VitalsCommand: AsyncParsableCommand {
         let line = "Error: " + oneLine(message(for: error)) + (hint.map { " (\($0))" } ?? "")
         FileHandle.standardError.write(Data((line + "\n").utf8))
         exit(withError: ExitCode(code.rawValue))
+    }
+
+    /// The parser reads a value that starts with "-" as an option, so `--rate -1` was "Missing value
+    /// for '--rate <rate>'". When that is what happened, what to say instead (no option takes a
+    /// negative value); else nil.
+    static func negativeValue(_ arguments: [String], parserMessage: String) -> String? {
+        guard let r = parserMessage.range(of: "Missing value for '") else { return nil }
+        let option = parserMessage[r.upperBound...].prefix { $0 != " " && $0 != "'" }
+        guard let i = arguments.firstIndex(of: String(option)), i + 1 < arguments.count else { return nil }
+        let value = arguments[i + 1]
+        let number = value.split(separator: "x").first.map(String.init) ?? value  // --size -4x4
+        guard value.hasPrefix("-"), Double(number) != nil else { return nil }
+        return "\(option) \(value): negative values are not accepted"
     }
 
     /// "see 'vitals frames --help'" from the parser's full message, when it names the help to see.

@@ -275,5 +275,12 @@ extension CLITests {
         try "time_s,hr_bpm,spo2_pct\n0,,\n1,,\n".write(toFile: dir + "/mths/subject_01_truth.csv", atomically: true, encoding: .utf8)
         let none = try vitals(["eval", "fingertip", "mths"], in: dir)
         #expect(!none.stdout.contains("nan") && none.stdout.contains("MAE - bpm"), "\(none.stdout)")
+
+        // A negative value is said to be one (the parser took "-1" for an option: "Missing value").
+        for (arguments, said) in [(["heart-rate", "x.csv", "--rate", "-1"], "--rate -1: negative"),
+                                  (["simulate", "finger", "--size", "-4x4", "a.y4m"], "--size -4x4: negative")] {
+            let negative = try vitals(arguments, in: dir)
+            #expect(negative.status != 0 && negative.errorLines.count == 1 && negative.stderr.contains(said), "\(negative.stderr)")
+        }
     }
 }
