@@ -104,7 +104,10 @@ public final class Y4MReader: VideoFrameReader {
         let file = try Self.openFile(path)
         defer { fclose(file) }
         guard let line = Self.readLine(file, limit: 4096) else {
-            throw InputError(.empty, "\(path): file is empty or has no Y4M header line")
+            if ftell(file) > 0 {
+                throw InputError(.corrupt, "\(path): the first line is over 4096 bytes long, which no Y4M header is")
+            }
+            throw InputError(.empty, "\(path): file is empty")
         }
         header = try Y4MHeader.parse(line, source: path)
         headerEnd = line.utf8.count + 1

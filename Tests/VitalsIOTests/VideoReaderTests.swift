@@ -56,6 +56,36 @@ struct VideoReaderTests {
         #expect(inputErrorCode { _ = try VideoColorMeans(path: empty) } == .empty)
     }
 
+    /// Found by fuzzing: a pipe (read more than once) gave its first bytes to the signature check
+    /// and then read as "not a Y4M file"; a 10-MB first line read as "no header line".
+    @Test func aPipeAndAnOverlongHeaderAreNamedForWhatTheyAre() throws {
+        let fifo = temporaryPath("pipe.y4m")
+        try? FileManager.default.removeItem(atPath: fifo)
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { try? FileManager.default.removeItem(atPath: fifo) }
+        // A clip waits in the pipe, held open for writing, so that a reader (were the check to
+        // go) reads it instead of blocking.
+        let writer = open(fifo, O_RDWR | O_NONBLOCK)
+        #expect(writer >= 0)
+        defer { close(writer) }
+        let clip = Array("YUV4MPEG2 W4 H2 F30:1\nFRAME\n".utf8) + [UInt8](repeating: 100, count: 12)
+        #expect(write(writer, clip, clip.count) == clip.count)
+        do {
+            _ = try VideoFile.open(path: fifo)
+            Issue.record("a pipe was opened")
+        } catch let error as InputError {
+            #expect(error.message.contains("not a regular file"), "\(error.message)")
+        }
+        let long = temporaryPath("long.y4m")
+        _ = FileManager.default.createFile(atPath: long, contents: Data(("YUV4MPEG2 W4 H2 F30:1 X" + String(repeating: "a", count: 5000) + "\n").utf8))
+        do {
+            _ = try Y4MReader(path: long)
+            Issue.record("an overlong header was read")
+        } catch let error as InputError {
+            #expect(error.code == .corrupt && error.message.contains("over 4096 bytes"), "\(error.message)")
+        }
+    }
+
     @Test(.enabled(if: ffmpegAvailable))
     func aBareFFmpegNameFindsFFprobeOnThePathToo() throws {
         // ffprobe was looked for in the current directory ("./ffprobe") and reported missing.
