@@ -640,16 +640,16 @@ public enum VideoFile {
     /// - Parameter options: ffmpeg decoding options (downscale, program path); ignored for Y4M.
     /// - Throws: `InputError` (`fileNotFound`, `unsupportedFormat`, `toolMissing`, `corrupt`, ...).
     public static func open(path: String, options: FFmpegVideoReader.Options = .init()) throws -> any VideoFrameReader {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
             throw InputError(.fileNotFound, "\(path): no such file")
         }
         // A video is read more than once (its signature, its header, ffprobe then ffmpeg): a pipe
         // gave its first bytes to the signature check and then read as "not a Y4M file".
-        if isDirectory.boolValue { throw InputError(.unreadable, "\(path): a folder, not a video file") }
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw InputError(.unreadable, "\(path): not a regular file (a video is read more than once: save a pipe's output to a file first)")
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw InputError(.unreadable, "\(path): a folder, not a video file")
+        default: throw InputError(.unreadable, "\(path): not a regular file (a video is read more than once: save a pipe's output to a file first)")
         }
         if Y4MReader.hasSignature(path: path) {
             return try Y4MReader(path: path)

@@ -75,6 +75,18 @@ public struct FingerVideoSimulator: Sendable {
         Int((configuration.seconds * Double(configuration.frameRate) + 1e-9).rounded(.down))
     }
 
+    /// The stream header ``writeY4M(to:progress:)`` writes (full range, `XCOLORRANGE=FULL`).
+    public var y4mHeader: Y4MHeader {
+        Y4MHeader(width: configuration.width, height: configuration.height, frameRateNumerator: configuration.frameRate,
+                  range: .full)
+    }
+
+    /// The size of the file ``writeY4M(to:progress:)`` writes, bytes: the header line, then each
+    /// frame's `FRAME` line and planes.
+    public var y4mByteCount: Int {
+        y4mHeader.line.utf8.count + frameCount * ("FRAME\n".utf8.count + y4mHeader.frameByteCount)
+    }
+
     /// - Throws: `InputError(.badRate)` for a rate, size, length, heart rate, noise level or lift time out
     ///   of range (a clip shorter than one frame, a noise beyond 255 levels, a lift time outside the clip or NaN).
     public init(_ configuration: Configuration) throws {
@@ -234,12 +246,9 @@ public struct FingerVideoSimulator: Sendable {
     /// - Parameter progress: called with the fraction done (0...1) after each frame.
     /// - Throws: `InputError` when the file cannot be written.
     public func writeY4M(to path: String, progress: ((Double) -> Void)? = nil) throws {
-        let c = configuration
-        let writer = try Y4MWriter(
-            path: path,
-            header: Y4MHeader(width: c.width, height: c.height, frameRateNumerator: c.frameRate, range: .full))
-        let bytes = Frame.packedByteCount(format: .yuv420Planar(.fullRange601), width: c.width, height: c.height)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes, alignment: 64)
+        let header = y4mHeader
+        let writer = try Y4MWriter(path: path, header: header)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: header.frameByteCount, alignment: 64)
         defer { buffer.deallocate() }
         for i in 0..<frameCount {
             renderFrame(i, into: buffer)

@@ -334,16 +334,14 @@ public struct MotionLog: Sendable {
         // Core Motion's gravity is a unit vector: a row far from 1 g is in another unit (a logger that
         // switched to m/s² part way read 9.3 g of gravity and impacts of 3.65 g for 0.37 g).
         if let g = gravityIdx {
-            let scale = accelScale.gravity
-            let off = keep.filter { r in
-                let m = Vector3(x: byIndex[g[0]]![r], y: byIndex[g[1]]![r], z: byIndex[g[2]]![r]).magnitude * abs(scale)
-                return !(m >= 0.5 && m <= 2)
-            }
+            let scale = abs(accelScale.gravity)
+            let off = keep.lazy.map { r in
+                (row: r, g: Vector3(x: byIndex[g[0]]![r], y: byIndex[g[1]]![r], z: byIndex[g[2]]![r]).magnitude * scale)
+            }.filter { !($0.g >= 0.5 && $0.g <= 2) }
             if let first = off.first {
-                let m = Vector3(x: byIndex[g[0]]![first], y: byIndex[g[1]]![first], z: byIndex[g[2]]![first]).magnitude * abs(scale)
                 throw InputError(.unsupportedFormat, String(
                     format: "%@: gravity is a unit vector, but it reads %.3g g at line %d (%d of %d rows are not within 0.5-2 g): rows in another unit? convert the log to one unit",
-                    source, m, csv.lineNumber(ofRow: first), off.count, keep.count))
+                    source, first.g, csv.lineNumber(ofRow: first.row), off.count, keep.count))
             }
         }
         if !timeIsDate, let scale = Self.timeScaleFromSpacing(keep.map { rawTime[$0] }) {

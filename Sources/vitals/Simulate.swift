@@ -47,9 +47,7 @@ struct Simulate: ParsableCommand {
         /// 3600 s of 4096x4096 at 480 fps), before anything is written.
         func checkFreeSpace(for simulator: FingerVideoSimulator) throws {
             guard !Self.isDevice(output) else { return }
-            let c = simulator.configuration
-            let frames = (c.seconds * Double(c.frameRate)).rounded(.up)
-            let bytes = frames * Double(c.width * c.height + 2 * ((c.width + 1) / 2) * ((c.height + 1) / 2) + 6)
+            let bytes = Double(simulator.y4mByteCount)
             let folder = URL(fileURLWithPath: output).deletingLastPathComponent().path
             guard let free = (try? FileManager.default.attributesOfFileSystem(forPath: folder))?[.systemFreeSize] as? NSNumber
             else { return }

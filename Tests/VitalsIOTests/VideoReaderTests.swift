@@ -56,6 +56,17 @@ struct VideoReaderTests {
         #expect(inputErrorCode { _ = try VideoColorMeans(path: empty) } == .empty)
     }
 
+    /// `simulate finger` checks the free space against ``FingerVideoSimulator/y4mByteCount``: it is
+    /// the size written, odd sizes included.
+    @Test func theSimulatorsByteCountIsTheFileItWrites() throws {
+        let simulator = try FingerVideoSimulator(.init(bpm: 72, seconds: 1.16, frameRate: 25, width: 33, height: 17))
+        let path = temporaryPath("count.y4m")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try simulator.writeY4M(to: path)
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+        #expect(size == simulator.y4mByteCount)
+    }
+
     /// Found by fuzzing: a pipe (read more than once) gave its first bytes to the signature check
     /// and then read as "not a Y4M file"; a 10-MB first line read as "no header line".
     @Test func aPipeAndAnOverlongHeaderAreNamedForWhatTheyAre() throws {
