@@ -15,6 +15,7 @@ struct Eval: ParsableCommand {
             EvalSteps.self,
             EvalGait.self,
             EvalVideo.self,
+            EvalWrist.self,
         ]
     )
 }

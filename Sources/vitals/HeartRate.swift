@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PulseDetection
+import SignalProcessing
 import VitalsIO
 
 /// `vitals heart-rate [INPUT]`: heart rate, beats and HRV of a recording.
@@ -20,8 +21,13 @@ struct HeartRate: ParsableCommand {
     @Argument(help: "Recording to analyse (CSV). Omit to analyse the bundled recording.")
     var input: String?
 
-    @Option(help: "Signal column to analyse instead of r,g,b.")
+    @Option(help: "Signal column to analyse instead of r,g,b (with --motion, one or more PPG columns: ppg1,ppg2).")
     var column: String?
+
+    @Option(help: ArgumentHelp(
+        "Accelerometer columns x,y,z beside a --column PPG (a watch or wrist band while moving).",
+        discussion: "The PPG's rate is tracked over windows (--window, default 8 s, every --hop, default 2 s) with the accelerometer's spectrum as the motion reference, so the steps and the arm's swing are not taken for the pulse. No beats or HRV in this mode."))
+    var motion: String?
 
     @Option(help: "Sample rate in Hz, for files without a time_s or time_ms column.")
     var rate: Double?
@@ -46,10 +52,17 @@ struct HeartRate: ParsableCommand {
         }
         if let window, !(window > 0) { throw ValidationError("--window must be a positive number of seconds") }
         if let hop, !(hop > 0) { throw ValidationError("--hop must be a positive number of seconds") }
-        if hop != nil && window == nil { throw ValidationError("--hop needs --window") }
+        if hop != nil && window == nil && motion == nil { throw ValidationError("--hop needs --window") }
+        if motion != nil {
+            if input == nil || column == nil { throw ValidationError("--motion needs an INPUT file and its PPG --column") }
+            if polarity != .asRecorded { throw ValidationError("--polarity does not apply with --motion (a rate has no sign)") }
+        } else if column?.contains(",") == true {
+            throw ValidationError("several --column names need --motion (the fingertip pipeline reads one signal)")
+        }
     }
 
     func run() throws {
+        if let motion, let input, let column { return try runWrist(path: input, ppg: column, motion: motion) }
         let path: String
         let bundled = input == nil
         if let input {
@@ -111,6 +124,53 @@ struct HeartRate: ParsableCommand {
             print(report.serialized())
         } else {
             printSummary(recording: recording, analysis: analysis, report: report, windows: windowSpec)
+        }
+    }
+
+    /// `--motion`: the wrist tracker over the PPG columns with the accelerometer as the motion reference.
+    private func runWrist(path: String, ppg: String, motion: String) throws {
+        if VideoFile.hasVideoExtension(path) { throw CLIError("\(path): --motion applies to CSV recordings of a PPG and an accelerometer") }
+        let names = { (list: String) in list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } }
+        let recording = try CLIError.wrap {
+            try WristRecording.load(try CSVFile(path: path), ppgColumns: names(ppg), motionColumns: names(motion), rate: rate)
+        }
+        var settings = WristRateTracker.Settings()
+        if let window { settings.windowSeconds = window }
+        settings.hopSeconds = hop ?? (window == nil ? settings.hopSeconds : window!)
+        for note in recording.notes { warn(note) }
+        for g in recording.gaps {
+            warn(String(format: "gap in the recording from %.2f s to %.2f s: the tracker starts afresh after it", g.from, g.to))
+        }
+        let estimates = try CLIError.wrap {
+            do {
+                return try WristRateTracker.run(times: recording.times, ppg: recording.ppg, acceleration: recording.acceleration,
+                                                sampleRate: recording.sampleRate, settings: settings)
+            } catch let error as InvalidSettings {
+                throw InputError(.badOption, "\(path): \(error.description)")
+            }
+        }
+        if estimates.isEmpty {
+            warn(String(format: "%@: %.1f s is shorter than one %g-s window: no rate", path, recording.duration, settings.windowSeconds))
+        }
+        let report = recording.report(input: path, estimates: estimates, settings: settings)
+        if json {
+            print(report.serialized())
+            return
+        }
+        print(String(format: "%@: %.1f s at %.1f Hz (PPG %@, motion %@)", path, recording.duration, recording.sampleRate,
+                     recording.ppgColumns.joined(separator: ","), recording.motionColumns.joined(separator: ",")))
+        if !estimates.isEmpty {
+            let bpm = estimates.map(\.bpm)
+            print(String(format: "heart rate  median %.1f bpm (%.1f-%.1f over %d windows of %g s)", Statistics.median(bpm),
+                         bpm.min()!, bpm.max()!, estimates.count, settings.windowSeconds))
+        }
+        guard window != nil else {
+            if !estimates.isEmpty { print("(--window \(settings.windowSeconds.formatted()) lists the windows; --json gives them all)") }
+            return
+        }
+        for e in estimates {
+            print(String(format: "  %7.1f-%7.1f s  %6.1f bpm  confidence %.2f  movement at %5.1f bpm", e.start, e.end, e.bpm,
+                         e.confidence, e.motionBPM))
         }
     }
 

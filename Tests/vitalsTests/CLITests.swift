@@ -207,6 +207,55 @@ struct CLITests {
         #expect(help.stdout.contains("--max-size"))
     }
 
+    /// A wrist PPG (pulse at 120 bpm) under an arm swing at 75 bpm that the accelerometer sees,
+    /// 125 Hz, no time column: `ppg1,ppg2,acc_x,acc_y,acc_z`.
+    static func wristCSV(seconds: Double = 30) -> String {
+        var text = "ppg1,ppg2,acc_x,acc_y,acc_z\n"
+        for i in 0..<Int(seconds * 125) {
+            let t = Double(i) / 125
+            let pulse = sin(2 * Double.pi * 2 * t), swing = sin(2 * Double.pi * 1.25 * t)
+            text += String(format: "%.5f,%.5f,%.5f,%.5f,%.5f\n", pulse + 3 * swing, 0.8 * pulse + 2 * swing, swing, 0.5 * swing, 1 + 0.2 * swing)
+        }
+        return text
+    }
+
+    @Test func heartRateWithMotionTracksTheWristPulse() throws {
+        let dir = try scratchFolder("wrist")
+        try Self.wristCSV().write(toFile: dir + "/wrist.csv", atomically: true, encoding: .utf8)
+        let run = try vitals(["heart-rate", "wrist.csv", "--column", "ppg1,ppg2", "--motion", "acc_x,acc_y,acc_z", "--rate", "125", "--json"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        for key in ["input", "duration_s", "sample_rate_hz", "heart_rate", "windows", "beats", "hrv", "quality"] {
+            #expect(doc.keys.contains(key), "\(key)")
+        }
+        let bpm = try #require((doc["heart_rate"] as? [String: Any])?["bpm"] as? Double)
+        #expect(abs(bpm - 120) < 2)
+        let windows = try #require(doc["windows"] as? [[String: Any]])
+        #expect(windows.count == 12)  // 8-s windows every 2 s over 30 s
+        for w in windows {
+            #expect(abs((w["bpm"] as? Double ?? 0) - 120) < 2)
+            #expect(abs((w["motion_bpm"] as? Double ?? 0) - 75) < 2)
+            #expect(w["start_s"] != nil && w["end_s"] != nil && w["confidence"] != nil)
+        }
+        #expect((doc["beats"] as? [Any])?.isEmpty == true)
+        #expect(doc["hrv"] is NSNull)
+
+        let cases: [([String], String)] = [
+            (["--motion", "acc_x,acc_y"], "three accelerometer columns"),
+            (["--motion", "acc_x,acc_y,gyro_z"], "gyro_z"),
+            (["--motion", "acc_x,acc_y,acc_z", "--window", "1"], "window"),
+            (["--motion", "acc_x,acc_y,acc_z", "--polarity", "inverted"], "--polarity"),
+        ]
+        for (extra, phrase) in cases {
+            let bad = try vitals(["heart-rate", "wrist.csv", "--column", "ppg1", "--rate", "125"] + extra, in: dir)
+            #expect(bad.status != 0, "\(extra)")
+            #expect(bad.errorLines.count == 1, "\(extra): \(bad.stderr)")
+            #expect(bad.stderr.contains(phrase), "\(extra): \(bad.stderr)")
+        }
+        let several = try vitals(["heart-rate", "wrist.csv", "--column", "ppg1,ppg2", "--rate", "125"], in: dir)
+        #expect(several.status != 0 && several.stderr.contains("--motion"))
+    }
+
     @Test func aBenchmarkFilterThatMatchesNothingNamesTheBenchmarks() throws {
         let dir = try scratchFolder("bench")
         for filter in ["nonsense", ""] {

@@ -1,0 +1,97 @@
+import Foundation
+import PulseDetection
+import SignalProcessing
+
+/// `vitals eval wrist`: ``WristRateTracker`` against ECG heart rates on recordings laid out as the
+/// IEEE Signal Processing Cup 2015 set: `NAME.csv` (PPG and accelerometer columns, no time column)
+/// beside `NAME_bpm.csv` (`window_start_s,window_end_s,bpm`: the ECG's rate over each window).
+///
+/// Each truth window is scored against the estimate for the window that starts at the same time
+/// (within a quarter of the hop): the tracker with the accelerometer, the same tracker without it
+/// (`motionSuppression` 0), and the fingertip pipeline (``PulseAnalysis``) on the first PPG column
+/// over the same windows, answered windows only.
+public struct WristEvaluation: Sendable {
+    public struct Options: Sendable {
+        public var ppgColumns = ["ppg1", "ppg2"]
+        public var motionColumns = ["acc_x", "acc_y", "acc_z"]
+        public var rate: Double? = 125
+        public var settings = WristRateTracker.Settings()
+        public init() {}
+    }
+
+    /// Errors against the truth, bpm, for one method on one recording.
+    public struct Scores: Sendable {
+        public var errors: [Double]
+        /// Truth windows the method answered, of all scored.
+        public var answered: Int
+        public var windows: Int
+        public init(errors: [Double], answered: Int, windows: Int) {
+            self.errors = errors
+            self.answered = answered
+            self.windows = windows
+        }
+        /// Every recording's windows together.
+        public init(pooling scores: [Scores]) {
+            self.init(errors: scores.flatMap(\.errors), answered: scores.map(\.answered).reduce(0, +),
+                      windows: scores.map(\.windows).reduce(0, +))
+        }
+        public var meanAbsoluteError: Double { errors.isEmpty ? .nan : errors.reduce(0) { $0 + abs($1) } / Double(errors.count) }
+        public func within(_ bpm: Double) -> Double {
+            errors.isEmpty ? .nan : Double(errors.filter { abs($0) <= bpm }.count) / Double(errors.count)
+        }
+    }
+
+    public var name: String
+    public var withMotion: Scores
+    public var withoutMotion: Scores
+    public var fingertipPipeline: Scores
+
+    /// Every `NAME.csv` of `directory` that has a `NAME_bpm.csv` beside it, in name order.
+    /// - Throws: `InputError` for a folder without such pairs or a file that cannot be read.
+    public static func run(directory: String, options: Options = Options()) throws -> [WristEvaluation] {
+        let names = try directoryEntries(directory)
+        let recordings = names.filter { $0.hasSuffix(".csv") && !$0.hasSuffix("_bpm.csv") }
+            .map { String($0.dropLast(4)) }
+            .filter { names.contains("\($0)_bpm.csv") }
+        guard !recordings.isEmpty else {
+            throw InputError(.fileNotFound, "\(directory): no NAME.csv with a NAME_bpm.csv beside it")
+        }
+        return try recordings.map { try evaluate(name: $0, directory: directory, options: options) }
+    }
+
+    static func evaluate(name: String, directory: String, options: Options) throws -> WristEvaluation {
+        let path = (directory as NSString).appendingPathComponent("\(name).csv")
+        let csv = try CSVFile(path: path)
+        let truthCSV = try CSVFile(path: (directory as NSString).appendingPathComponent("\(name)_bpm.csv"))
+        let truthColumns = try truthCSV.numericColumns(["window_start_s", "bpm"].map { try truthCSV.requireColumn($0) })
+        let truth = zip(truthColumns[0], truthColumns[1]).map { (start: $0, bpm: $1) }.filter { $0.start.isFinite && $0.bpm.isFinite }
+        let recording = try WristRecording.load(csv, ppgColumns: options.ppgColumns, motionColumns: options.motionColumns,
+                                                rate: options.rate)
+        func tracked(_ settings: WristRateTracker.Settings) throws -> [(start: Double, bpm: Double?)] {
+            try WristRateTracker.run(times: recording.times, ppg: recording.ppg, acceleration: recording.acceleration,
+                                     sampleRate: recording.sampleRate, settings: settings).map { ($0.start, $0.bpm) }
+        }
+        var without = options.settings
+        without.motionSuppression = 0
+        let analysis = PulseAnalysis.run(recording.times.indices.lazy.map { PulseInput.ppg(time: recording.times[$0], value: recording.ppg[0][$0]) },
+                                         sampleRate: recording.sampleRate)
+        let length = options.settings.windowSeconds
+        let fingertip = truth.map { t in (start: t.start, bpm: analysis.window(start: t.start, length: length).bpm) }
+        let tolerance = options.settings.hopSeconds / 4
+        func score(_ estimates: [(start: Double, bpm: Double?)]) -> Scores {
+            var errors: [Double] = []
+            var windows = 0
+            for t in truth {
+                // Truth windows the recording does not cover in full have no estimate: not scored.
+                guard t.start + length <= recording.duration + 1 / recording.sampleRate + 1e-9 else { continue }
+                windows += 1
+                if let e = estimates.first(where: { abs($0.start - t.start) <= tolerance }), let bpm = e.bpm {
+                    errors.append(bpm - t.bpm)
+                }
+            }
+            return Scores(errors: errors, answered: errors.count, windows: windows)
+        }
+        return WristEvaluation(name: name, withMotion: score(try tracked(options.settings)),
+                               withoutMotion: score(try tracked(without)), fingertipPipeline: score(fingertip))
+    }
+}

@@ -1,0 +1,94 @@
+import PulseDetection
+import SignalProcessing
+
+/// A PPG with its accelerometer, read from one CSV file, for ``WristRateTracker``: one or more PPG
+/// columns and three acceleration columns (any unit: only the spectrum's shape is used).
+public struct WristRecording: Sendable {
+    public var source: String
+    /// Seconds from the first sample (the file's time of that sample is `startTime`).
+    public var times: [Double]
+    public var startTime: Double
+    /// One array per PPG column.
+    public var ppg: [[Double]]
+    public var acceleration: [SIMD3<Double>]
+    public var sampleRate: Double
+    /// Names of the PPG and acceleration columns read.
+    public var ppgColumns: [String]
+    public var motionColumns: [String]
+    /// Silences over 1 s, where the tracker starts afresh.
+    public var gaps: [(from: Double, to: Double)]
+    public var notes: [String]
+
+    /// Seconds from the first sample to the last.
+    public var duration: Double { times.last ?? 0 }
+
+    /// Reads `ppgColumns` and the three `motionColumns` (x, y, z) of `csv`; times as
+    /// ``PulseRecording/load(_:column:rate:maximumGap:polarity:)`` reads them (a `time_s` or `time_ms`
+    /// column, or `rate`).
+    /// - Throws: `InputError` naming the problem: a missing column (and those that exist), not three
+    ///   motion columns, a value that is not a finite number, times that repeat or go backwards, a
+    ///   rate outside 5 Hz...10 kHz, a flat PPG.
+    public static func load(_ csv: CSVFile, ppgColumns: [String], motionColumns: [String], rate: Double?) throws -> WristRecording {
+        let src = csv.source
+        guard !ppgColumns.isEmpty else { throw InputError(.badOption, "\(src): name at least one PPG column") }
+        guard motionColumns.count == 3 else {
+            throw InputError(.badOption, "\(src): --motion takes the three accelerometer columns x,y,z (got \(motionColumns.count))")
+        }
+        // Each PPG column goes through the recording checks (times, values, flatness, gaps).
+        let recordings = try ppgColumns.map { try PulseRecording.load(csv, column: $0, rate: rate) }
+        let first = recordings[0]
+        let times = first.inputs.map(\.time)
+        let ppg = recordings.map { r in
+            r.inputs.map { input -> Double in
+                if case .ppg(_, let v) = input { return v }
+                return .nan
+            }
+        }
+        let axes = try csv.numericColumns(try motionColumns.map { try csv.requireColumn($0) })
+        for (k, values) in axes.enumerated() {
+            if let i = values.firstIndex(where: { !$0.isFinite }) {
+                throw InputError(.nonFinite, "\(src): line \(csv.lineNumber(ofRow: i)), column '\(motionColumns[k])' has an empty, missing or non-finite value")
+            }
+        }
+        guard axes[0].count == times.count else {
+            throw InputError(.badOption, "\(src): the PPG and the motion columns have different numbers of rows")
+        }
+        let acceleration = (0..<times.count).map { SIMD3(axes[0][$0], axes[1][$0], axes[2][$0]) }
+        return WristRecording(source: src, times: times, startTime: first.startTime, ppg: ppg, acceleration: acceleration, sampleRate: first.sampleRate,
+                              ppgColumns: ppgColumns, motionColumns: motionColumns, gaps: first.gaps, notes: first.notes)
+    }
+
+    /// The `vitals heart-rate --motion --json` document: the fields of ``HeartRateReport`` (the
+    /// windows are the tracker's; no beats or HRV, which a running wrist does not give reliably)
+    /// plus each window's `motion_bpm` and the method.
+    public func report(input: String, estimates: [WristRateTracker.Estimate], settings: WristRateTracker.Settings) -> JSON {
+        let whole = estimates.isEmpty ? nil : Statistics.median(estimates.map(\.bpm))
+        return .object([
+            ("input", .string(input)),
+            ("duration_s", .num(duration, digits: 3)),
+            ("start_time_s", .num(startTime, digits: 6)),
+            ("sample_rate_hz", .num(sampleRate, digits: 3)),
+            ("heart_rate", .object([
+                ("bpm", .num(whole, digits: 2)),
+                ("confidence", .num(estimates.isEmpty ? nil : Statistics.median(estimates.map(\.confidence)), digits: 3)),
+            ])),
+            ("windows", .array(estimates.map { e in
+                .object([
+                    ("start_s", .num(e.start, digits: 3)), ("end_s", .num(e.end, digits: 3)),
+                    ("bpm", .num(e.bpm, digits: 2)), ("confidence", .num(e.confidence, digits: 3)),
+                    ("motion_bpm", .num(e.motionBPM, digits: 2)),
+                ])
+            })),
+            ("beats", .array([])),
+            ("hrv", .null),
+            ("quality", .object([
+                ("method", .string("wrist: PPG spectrum weighted by the accelerometer's, tracked over windows")),
+                ("ppg_columns", .array(ppgColumns.map { .string($0) })),
+                ("motion_columns", .array(motionColumns.map { .string($0) })),
+                ("window_s", .num(settings.windowSeconds, digits: 3)),
+                ("hop_s", .num(settings.hopSeconds, digits: 3)),
+                ("gaps", .num(Double(gaps.count))),
+            ])),
+        ])
+    }
+}

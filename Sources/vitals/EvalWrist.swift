@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import PulseDetection
+import SignalProcessing
+import VitalsIO
+
+/// `vitals eval wrist DIR`: heart rate from a moving wrist's PPG against the ECG's.
+struct EvalWrist: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wrist",
+        abstract: "Score the wrist tracker (PPG with the accelerometer as motion reference) against ECG heart rates.",
+        discussion: """
+        DIR holds NAME.csv (columns ppg1, ppg2, acc_x, acc_y, acc_z at 125 Hz, as the IEEE Signal Processing \
+        Cup 2015 set) and NAME_bpm.csv (window_start_s,window_end_s,bpm). Each window is scored with the \
+        accelerometer, without it, and with the fingertip pipeline (answered windows only), for comparison.
+        """
+    )
+
+    @Argument(help: "Folder of NAME.csv and NAME_bpm.csv pairs.")
+    var directory: String
+
+    @Flag(help: "Print one JSON document on stdout.")
+    var json = false
+
+    func run() throws {
+        let results = try CLIError.wrap { try WristEvaluation.run(directory: directory) }
+        let methods: [(String, KeyPath<WristEvaluation, WristEvaluation.Scores>)] = [
+            ("with_motion", \.withMotion), ("without_motion", \.withoutMotion), ("fingertip_pipeline", \.fingertipPipeline),
+        ]
+        func summary(_ path: KeyPath<WristEvaluation, WristEvaluation.Scores>) -> (meanOfMAE: Double, mae: Double, within5: Double, within10: Double, answered: Double) {
+            let scores = results.map { $0[keyPath: path] }
+            let all = WristEvaluation.Scores(pooling: scores)
+            let maes = scores.map(\.meanAbsoluteError).filter(\.isFinite)
+            return (maes.isEmpty ? .nan : Statistics.mean(maes), all.meanAbsoluteError, all.within(5), all.within(10),
+                    Double(all.answered) / Double(max(1, all.windows)))
+        }
+        if json {
+            func scores(_ s: WristEvaluation.Scores) -> JSON {
+                .object([("mae_bpm", .num(s.meanAbsoluteError, digits: 3)), ("within_5_bpm", .num(s.within(5), digits: 4)),
+                         ("within_10_bpm", .num(s.within(10), digits: 4)), ("answered", .number(Double(s.answered))),
+                         ("windows", .number(Double(s.windows)))])
+            }
+            print(JSON.object([
+                ("recordings", .array(results.map { r in
+                    .object([("name", .string(r.name))] + methods.map { ($0.0, scores(r[keyPath: $0.1])) })
+                })),
+                ("overall", .object(methods.map { name, path in
+                    let s = summary(path)
+                    return (name, .object([
+                        ("mean_of_recording_mae_bpm", .num(s.meanOfMAE, digits: 3)), ("mae_bpm", .num(s.mae, digits: 3)),
+                        ("within_5_bpm", .num(s.within5, digits: 4)), ("within_10_bpm", .num(s.within10, digits: 4)),
+                        ("answered", .num(s.answered, digits: 4)),
+                    ]))
+                })),
+            ]).serialized())
+            return
+        }
+        print("recording          windows | with accelerometer: MAE  <=5   <=10 | without: MAE  <=10 | fingertip pipeline: answered  MAE")
+        for r in results {
+            let a = r.withMotion, b = r.withoutMotion, c = r.fingertipPipeline
+            print(String(format: "%-18@ %7d | %24.1f %4.0f%% %4.0f%% | %12.1f %4.0f%% | %28.0f%% %5.1f",
+                         r.name, a.windows, a.meanAbsoluteError, 100 * a.within(5), 100 * a.within(10),
+                         b.meanAbsoluteError, 100 * b.within(10),
+                         100 * Double(c.answered) / Double(max(1, c.windows)), c.meanAbsoluteError))
+        }
+        for (name, path) in methods {
+            let s = summary(path)
+            print(String(format: "%@: MAE %.2f bpm (mean of the recordings' %.2f), within 5 bpm %.1f %%, within 10 bpm %.1f %% of %.0f %% answered",
+                         name.replacingOccurrences(of: "_", with: " "), s.mae, s.meanOfMAE, 100 * s.within5, 100 * s.within10, 100 * s.answered))
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+import SignalProcessing
+@testable import PulseDetection
+
+@Suite struct WristRateTrackerTests {
+    /// A running wrist, generated: a pulse rising from 100 to 150 bpm (with a second harmonic), an arm
+    /// swing at `swingBPM` and the steps at twice it, in the PPG three times the pulse's size and in the
+    /// accelerometer (with gravity on z), and sensor noise; 125 Hz.
+    struct Run {
+        var times: [Double] = []
+        var ppg: [Double] = []
+        var acceleration: [SIMD3<Double>] = []
+        /// The pulse's rate at `t`, bpm.
+        static func pulseBPM(at t: Double, duration: Double) -> Double { 100 + 50 * min(1, t / (0.8 * duration)) }
+    }
+
+    static func running(duration: Double = 120, swingBPM: Double = 80, seed: UInt64 = 1) -> Run {
+        var rng = SplitMix64(seed: seed)
+        var run = Run()
+        let rate = 125.0
+        var pulsePhase = 0.0
+        for i in 0..<Int(duration * rate) {
+            let t = Double(i) / rate
+            pulsePhase += 2 * Double.pi * Run.pulseBPM(at: t, duration: duration) / 60 / rate
+            let swing = 2 * Double.pi * swingBPM / 60 * t
+            let pulse = sin(pulsePhase) + 0.4 * sin(2 * pulsePhase + 1)
+            let motion = 3 * sin(swing) + 2 * sin(2 * swing + 0.5)
+            run.times.append(t)
+            run.ppg.append(pulse + motion + 0.3 * rng.gaussian())
+            run.acceleration.append(SIMD3(0.8 * sin(swing + 0.3) + 0.05 * rng.gaussian(),
+                                          0.6 * sin(2 * swing) + 0.05 * rng.gaussian(),
+                                          1 + 0.3 * sin(2 * swing + 1) + 0.05 * rng.gaussian()))
+        }
+        return run
+    }
+
+    /// Fraction of `estimates` within `bpm` of the generated pulse over their window.
+    static func within(_ bpm: Double, _ estimates: [WristRateTracker.Estimate], duration: Double) -> Double {
+        let right = estimates.filter { e in
+            abs(e.bpm - Run.pulseBPM(at: (e.start + e.end) / 2, duration: duration)) <= bpm
+        }
+        return Double(right.count) / Double(estimates.count)
+    }
+
+    @Test func theAccelerometerKeepsTheRateOffTheArmSwingAndTheSteps() throws {
+        let run = Self.running()
+        let estimates = try WristRateTracker.run(times: run.times, ppg: [run.ppg], acceleration: run.acceleration, sampleRate: 125)
+        // 8-s windows every 2 s from 8 s to 120 s.
+        #expect(estimates.count == 57)
+        #expect(Self.within(3, estimates, duration: 120) >= 0.95)
+        // The movement is seen where it is: the steps (160 bpm) or the arm swing (80).
+        #expect(estimates.allSatisfy { abs($0.motionBPM - 160) < 3 || abs($0.motionBPM - 80) < 3 })
+
+        // Without the motion reference the same tracker follows the movement: the test can fail.
+        var settings = WristRateTracker.Settings()
+        settings.motionSuppression = 0
+        let blind = try WristRateTracker.run(times: run.times, ppg: [run.ppg], acceleration: run.acceleration,
+                                             sampleRate: 125, settings: settings)
+        #expect(Self.within(3, blind, duration: 120) < 0.5)
+    }
+
+    @Test func twoPPGChannelsAndOneGiveTheSameRateForTheSameSignal() throws {
+        let run = Self.running(duration: 40, seed: 2)
+        let one = try WristRateTracker.run(times: run.times, ppg: [run.ppg], acceleration: run.acceleration, sampleRate: 125)
+        let two = try WristRateTracker.run(times: run.times, ppg: [run.ppg, run.ppg], acceleration: run.acceleration, sampleRate: 125)
+        #expect(one.map(\.bpm) == two.map(\.bpm))
+    }
+
+    @Test func sampleBySampleGivesExactlyTheBatchEstimates() throws {
+        let run = Self.running(duration: 30, seed: 3)
+        let batch = try WristRateTracker.run(times: run.times, ppg: [run.ppg], acceleration: run.acceleration, sampleRate: 125)
+        var tracker = try WristRateTracker(sampleRate: 125)
+        var live: [WristRateTracker.Estimate] = []
+        for i in run.times.indices {
+            if let e = tracker.process(time: run.times[i], ppg: run.ppg[i], acceleration: run.acceleration[i]) {
+                live.append(e)
+                // Ready as soon as its window is: the window ends with this sample.
+                #expect(abs(e.end - run.times[i] - 5 / 125.0) < 1e-9)
+            }
+        }
+        #expect(live == batch)
+        #expect(batch.map(\.start).first == 0)
+        #expect(zip(batch, batch.dropFirst()).allSatisfy { abs($1.start - $0.start - 2) < 1e-9 })
+    }
+
+    @Test func aGapStartsTheTrackerAfresh() throws {
+        var run = Self.running(duration: 40, seed: 4)
+        // Samples from 20 s on come 5 s later.
+        for i in run.times.indices where run.times[i] >= 20 { run.times[i] += 5 }
+        let estimates = try WristRateTracker.run(times: run.times, ppg: [run.ppg], acceleration: run.acceleration, sampleRate: 125)
+        // Before the gap, windows starting 0...12 s; after it, a full window again from 25 s.
+        let starts = estimates.map { ($0.start * 1000).rounded() / 1000 }
+        #expect(starts.filter { $0 < 20 } == [0, 2, 4, 6, 8, 10, 12])
+        #expect(starts.filter { $0 >= 20 }.first == 25)
+        #expect(estimates.allSatisfy { $0.start >= 25 || $0.end <= 20 + 1e-9 })
+    }
+
+    @Test func unusableSettingsAreNamed() {
+        #expect(throws: InvalidSettings.self) { try WristRateTracker(sampleRate: 5) }
+        #expect(throws: InvalidSettings.self) { try WristRateTracker(sampleRate: 125, channels: 0) }
+        var s = WristRateTracker.Settings()
+        s.windowSeconds = 2
+        #expect(throws: InvalidSettings.self) { try WristRateTracker(sampleRate: 125, settings: s) }
+        s = WristRateTracker.Settings()
+        s.hopSeconds = 10
+        #expect(throws: InvalidSettings.self) { try WristRateTracker(sampleRate: 125, settings: s) }
+        #expect(throws: InvalidSettings.self) {
+            try WristRateTracker.run(times: [0, 1], ppg: [[0]], acceleration: [.zero, .zero], sampleRate: 125)
+        }
+        do {
+            _ = try WristRateTracker(sampleRate: 5)
+        } catch {
+            #expect("\(error)".contains("5 Hz"))
+        }
+    }
+}
