@@ -101,6 +101,11 @@ GATES = [
     # The same day's speed: the issue asks the 24-hour recording to run at the batch rate.
     ("PPG stream 24 h at 100 Hz (samples/s)", ["bench", "--filter", "ppg-stream"], ["benchmarks", "name=ppg-stream-24h-100hz", "samples_per_s"], "min", 6.9e6, 50e6),
     ("PPG stream 24 h: resident growth (KiB)", ["bench", "--filter", "ppg-stream"], ["benchmarks", "name=ppg-stream-24h-100hz", "resident_growth_kib"], "max", 1024, 1024),
+    # Wrist PPG while running (IEEE SPC 2015, ECG truth), with the accelerometer as motion reference.
+    # No issue asks for it (target "-"): the floors keep what was measured (1.81 bpm, 97.5 %;
+    # TROIKA, the dataset's reference method, reports 2.34 bpm on its 12 training recordings).
+    ("wrist PPG: mean of recordings' MAE (bpm)", ["eval", "wrist", f"{DATA}/wrist-ppg-spc2015"], ["overall", "with_motion", "mean_of_recording_mae_bpm"], "max", 2.2, None),
+    ("wrist PPG: windows within 10 bpm", ["eval", "wrist", f"{DATA}/wrist-ppg-spc2015"], ["overall", "with_motion", "within_10_bpm"], "min", 0.96, None),
     # Issue 4: motion. Reps on Exermote, strokes on tennis-ace, attitude filter vs Core Motion, speed.
     ("reps within 1 of truth (all sets)", ["eval", "reps", f"{DATA}/reps-exermote"], ["summaries", "group=all", "within_one"], "min", 0.95, 0.95),
     ("reps exact (all sets)", ["eval", "reps", f"{DATA}/reps-exermote"], ["summaries", "group=all", "exact"], "min", 0.65, 0.65),
@@ -175,14 +180,17 @@ def main():
                     again = measure(args, path, cache)
                     value = max(value, again) if kind == "min" else min(value, again)
         except Exception as e:  # a command that fails is a failed gate, with its reason
-            print(f"{label:42} {'error':>12} {floor:>10} {target:>10}  FAIL ({e})")
+            print(f"{label:42} {'error':>12} {floor:>10} {target if target is not None else '-':>10}  FAIL ({e})")
             failed.append(label)
             continue
         if kind == "near1":  # a ratio that should be 1: gate its distance from 1
             value, kind = abs(value - 1), "max"
         ok_floor = meets(value, floor, kind)
-        ok_target = meets(value, target, kind)
-        status = "target met" if ok_target else ("below target (floor holds)" if ok_floor else "FAIL: below floor")
+        if target is None:  # a figure no issue sets a target for: only its floor is gated
+            status = "no issue target (floor holds)" if ok_floor else "FAIL: below floor"
+            target = "-"
+        else:
+            status = "target met" if meets(value, target, kind) else ("below target (floor holds)" if ok_floor else "FAIL: below floor")
         print(f"{label:42} {value:12.4g} {floor:>10} {target:>10}  {status}")
         if not ok_floor:
             failed.append(label)
