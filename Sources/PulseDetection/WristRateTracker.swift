@@ -97,6 +97,7 @@ public struct WristRateTracker: Sendable {
     /// - Parameters:
     ///   - sampleRate: Hz, of the PPG and accelerometer samples (taken together).
     ///   - channels: PPG channels per sample (at least 1).
+    ///   - settings: the analysis (defaults as measured on SPC 2015; see the README).
     /// - Throws: `InvalidSettings` naming what cannot work: a sample rate below 2.5 times the band's
     ///   top, a window shorter than two periods of the slowest rate, or a hop longer than the window.
     public init(sampleRate: Double, channels: Int = 1, settings: Settings = Settings()) throws {
@@ -184,6 +185,9 @@ public struct WristRateTracker: Sendable {
     ///   - times: seconds, increasing.
     ///   - ppg: one array per PPG channel, each as long as `times`.
     ///   - acceleration: one vector per sample.
+    ///   - sampleRate: Hz, of the samples.
+    ///   - settings: as for ``init(sampleRate:channels:settings:)``.
+    /// - Throws: `InvalidSettings` for settings the tracker cannot use, or arrays of different lengths.
     public static func run(times: [Double], ppg: [[Double]], acceleration: [SIMD3<Double>], sampleRate: Double,
                            settings: Settings = Settings()) throws -> [Estimate] {
         guard ppg.allSatisfy({ $0.count == times.count }), acceleration.count == times.count else {
