@@ -69,6 +69,9 @@ public struct WristRateTracker: Sendable {
         public var motionBPM: Double
     }
 
+    /// The longest analysis window, seconds.
+    public static let maximumWindowSeconds = 600.0
+
     public let settings: Settings
     public let sampleRate: Double
     /// Number of PPG channels each sample carries.
@@ -113,6 +116,11 @@ public struct WristRateTracker: Sendable {
         }
         guard s.windowSeconds.isFinite, s.windowSeconds >= 2 * 60 / s.minBPM else {
             throw InvalidSettings(String(format: "a %g-s window holds under two periods of %g bpm", s.windowSeconds, s.minBPM))
+        }
+        // The windows and the spectrum are held in memory: minutes at most (a rate over a longer
+        // window is an average, not a track).
+        guard s.windowSeconds <= Self.maximumWindowSeconds else {
+            throw InvalidSettings(String(format: "a %g-s window: at most %g s", s.windowSeconds, Self.maximumWindowSeconds))
         }
         guard s.hopSeconds > 0, s.hopSeconds <= s.windowSeconds else {
             throw InvalidSettings("the hop must be positive and no longer than the window")

@@ -137,6 +137,10 @@ struct HeartRate: ParsableCommand {
         var settings = WristRateTracker.Settings()
         if let window { settings.windowSeconds = window }
         settings.hopSeconds = hop ?? (window == nil ? settings.hopSeconds : window!)
+        try CLIError.wrap {
+            try HeartRateReport.checkWindows(duration: recording.duration, length: settings.windowSeconds,
+                                             hop: settings.hopSeconds, source: path)
+        }
         for note in recording.notes { warn(note) }
         for g in recording.gaps {
             warn(String(format: "gap in the recording from %.2f s to %.2f s: the tracker starts afresh after it", g.from, g.to))

@@ -245,6 +245,8 @@ struct CLITests {
             (["--motion", "acc_x,acc_y,gyro_z"], "gyro_z"),
             (["--motion", "acc_x,acc_y,acc_z", "--window", "1"], "window"),
             (["--motion", "acc_x,acc_y,acc_z", "--polarity", "inverted"], "--polarity"),
+            (["--motion", "acc_x,acc_y,acc_z", "--window", "1e9"], "at most 600 s"),
+            (["--motion", "acc_x,acc_y,acc_z", "--rate", "8"], "10 Hz"),
         ]
         for (extra, phrase) in cases {
             let bad = try vitals(["heart-rate", "wrist.csv", "--column", "ppg1", "--rate", "125"] + extra, in: dir)
@@ -254,6 +256,13 @@ struct CLITests {
         }
         let several = try vitals(["heart-rate", "wrist.csv", "--column", "ppg1,ppg2", "--rate", "125"], in: dir)
         #expect(several.status != 0 && several.stderr.contains("--motion"))
+        // A missing accelerometer value is named by line and column.
+        var lines = Self.wristCSV(seconds: 10).split(separator: "\n").map(String.init)
+        lines[50] = "0.1,0.1,,0.2,1"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: dir + "/hole.csv", atomically: true, encoding: .utf8)
+        let hole = try vitals(["heart-rate", "hole.csv", "--column", "ppg1", "--motion", "acc_x,acc_y,acc_z", "--rate", "125"], in: dir)
+        #expect(hole.status != 0 && hole.errorLines.count == 1)
+        #expect(hole.stderr.contains("line 51, column 'acc_x'"), "\(hole.stderr)")
     }
 
     @Test func aBenchmarkFilterThatMatchesNothingNamesTheBenchmarks() throws {
