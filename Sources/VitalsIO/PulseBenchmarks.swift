@@ -50,7 +50,7 @@ public enum PulseBenchmarks {
     }
 
     /// The benchmarks' names, in the order they run.
-    public static let names = ["ppg-batch-1h-100hz", "ppg-stream-24h-100hz", "pulse-stream-per-frame-30fps"]
+    public static let names = ["ppg-batch-1h-100hz", "ppg-stream-24h-100hz", "pulse-stream-per-frame-30fps", "wrist-batch-1h-125hz"]
 
     /// Runs the benchmarks whose names contain `filter` (all when nil); each reports its fastest round,
     /// in CPU time of the calling thread (as the step benchmarks: on a shared machine, wall time
@@ -129,6 +129,27 @@ public enum PulseBenchmarks {
                 best = min(best, elapsed)
             }
             results.append(BenchmarkResult(name: "pulse-stream-per-frame-30fps", nsPerOp: best / Double(n)))
+        }
+        if wanted("wrist-batch-1h-125hz") {
+            // An hour of a running wrist at 125 Hz, two PPG channels and the accelerometer, through
+            // WristRateTracker (a sample is all five values).
+            let rate = 125.0, n = Int(3600 * rate)
+            let times = (0..<n).map { Double($0) / rate }
+            let swing = times.map { sin(2 * Double.pi * 1.3 * $0) }
+            let pulse = times.map { sin(2 * Double.pi * (2 + 0.3 * sin(2 * Double.pi * $0 / 600)) * $0) }
+            let ppg = [zip(pulse, swing).map { $0 + 3 * $1 }, zip(pulse, swing).map { 0.8 * $0 + 2 * $1 }]
+            let acceleration = swing.map { SIMD3($0, 0.5 * $0, 1 + 0.2 * $0) }
+            var best = Double.infinity
+            for _ in 0..<rounds {
+                let start = StepBenchmarks.threadCPUNanoseconds()
+                let estimates = try! WristRateTracker.run(times: times, ppg: ppg, acceleration: acceleration, sampleRate: rate)
+                let elapsed = StepBenchmarks.threadCPUNanoseconds() - start
+                precondition(estimates.count > 1700, "benchmark signal must give an estimate every 2 s")
+                best = min(best, elapsed)
+            }
+            var r = BenchmarkResult(name: "wrist-batch-1h-125hz", nsPerOp: best / Double(n))
+            r.samplesPerSecond = Double(n) / (best / 1e9)
+            results.append(r)
         }
         return results
     }
