@@ -96,6 +96,8 @@ public struct WristRateTracker: Sendable {
     /// Log transition weight by distance in bins, out to where it falls below the reacquire penalty.
     private let transition: [Double]
     private var forward: [Double] = []
+    /// Samples with a value that is not a finite number, skipped.
+    public private(set) var skippedSamples = 0
 
     /// - Parameters:
     ///   - sampleRate: Hz, of the PPG and accelerometer samples (taken together).
@@ -125,8 +127,13 @@ public struct WristRateTracker: Sendable {
         guard s.hopSeconds > 0, s.hopSeconds <= s.windowSeconds else {
             throw InvalidSettings("the hop must be positive and no longer than the window")
         }
-        guard s.motionSuppression >= 0, s.driftBPMPerSqrtSecond > 0, s.refineBPM >= 0, s.reacquirePenalty < 0 else {
-            throw InvalidSettings("motion suppression, drift, refinement and reacquire penalty are out of range")
+        guard s.motionSuppression >= 0, s.motionSuppression.isFinite, s.driftBPMPerSqrtSecond > 0,
+              s.driftBPMPerSqrtSecond.isFinite, s.refineBPM >= 0, s.refineBPM <= s.maxBPM - s.minBPM,
+              s.reacquirePenalty < 0, s.reacquirePenalty.isFinite, s.maximumGap > 0 else {
+            throw InvalidSettings("motion suppression, drift, refinement, reacquire penalty or maximum gap out of range")
+        }
+        guard s.analysisRate.isFinite, s.analysisRate > 0, (16...65_536).contains(s.spectrumLength) else {
+            throw InvalidSettings("the analysis rate must be positive and the spectrum 16...65536 samples long")
         }
         self.settings = s
         self.sampleRate = sampleRate
@@ -153,12 +160,10 @@ public struct WristRateTracker: Sendable {
         // The random walk's spread over one hop, in bins.
         let sigma = s.driftBPMPerSqrtSecond * (Double(hopSamples) / rate).squareRoot() / binBPM
         var t: [Double] = []
-        var d = 0
-        while true {
+        for d in 0..<bins.count {
             let w = -0.5 * (Double(d) / sigma) * (Double(d) / sigma)
             if w < s.reacquirePenalty { break }
             t.append(w)
-            d += 1
         }
         transition = t
     }
@@ -213,6 +218,11 @@ public struct WristRateTracker: Sendable {
     }
 
     private mutating func process(time: Double, acceleration a: SIMD3<Double>, ppg: (Int) -> Double) -> Estimate? {
+        // A value that is not a number would stay in the filters for good: the sample is skipped.
+        guard time.isFinite, a.x.isFinite, a.y.isFinite, a.z.isFinite, (0..<channels).allSatisfy({ ppg($0).isFinite }) else {
+            skippedSamples += 1
+            return nil
+        }
         if let last = lastTime, abs(time - last) > settings.maximumGap { reset() }
         let first = lastTime == nil
         lastTime = time

@@ -108,10 +108,44 @@ import SignalProcessing
         #expect(throws: InvalidSettings.self) {
             try WristRateTracker.run(times: [0, 1], ppg: [[0]], acceleration: [.zero, .zero], sampleRate: 125)
         }
+        // Values that would hang (an unbounded transition table), trap (an Int from NaN or 1e300) or
+        // allocate without bound are refused.
+        for change in [{ (s: inout WristRateTracker.Settings) in s.reacquirePenalty = -.infinity },
+                       { $0.driftBPMPerSqrtSecond = .infinity }, { $0.analysisRate = .nan }, { $0.refineBPM = 1e300 },
+                       { $0.spectrumLength = Int.max }, { $0.motionSuppression = .nan }, { $0.maximumGap = 0 }] {
+            var bad = WristRateTracker.Settings()
+            change(&bad)
+            #expect(throws: InvalidSettings.self) { try WristRateTracker(sampleRate: 125, settings: bad) }
+        }
+        // A huge drift is fine: the transition table stops at the range's width.
+        var loose = WristRateTracker.Settings()
+        loose.driftBPMPerSqrtSecond = 1e300
+        #expect((try? WristRateTracker(sampleRate: 125, settings: loose)) != nil)
         do {
             _ = try WristRateTracker(sampleRate: 5)
         } catch {
             #expect("\(error)".contains("5 Hz"))
         }
+    }
+
+    @Test func samplesThatAreNotNumbersAreSkipped() throws {
+        let clean = Self.running(seed: 5)
+        let reference = try WristRateTracker.run(times: clean.times, ppg: [clean.ppg], acceleration: clean.acceleration, sampleRate: 125)
+        var run = clean
+        run.ppg[1000] = .nan
+        run.acceleration[2000].y = .infinity
+        var tracker = try WristRateTracker(sampleRate: 125)
+        var estimates: [WristRateTracker.Estimate] = []
+        for i in run.times.indices {
+            if let e = tracker.process(time: run.times[i], ppg: run.ppg[i], acceleration: run.acceleration[i]) { estimates.append(e) }
+        }
+        #expect(tracker.skippedSamples == 2)
+        #expect(estimates.count == 57)
+        #expect(estimates.allSatisfy { $0.bpm.isFinite && $0.confidence.isFinite })
+        // One sample less shifts the decimation by a sample (8 ms): the rates move by under a bpm but
+        // in the odd window where two peaks are close (one window here, by 3 bpm).
+        let moved = zip(estimates, reference).filter { abs($0.bpm - $1.bpm) >= 1 }
+        #expect(moved.count <= 2)
+        #expect(moved.allSatisfy { abs($0.bpm - $1.bpm) < 5 })
     }
 }
