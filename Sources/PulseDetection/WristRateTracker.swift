@@ -20,8 +20,10 @@ import SignalProcessing
 /// - the answer is the unweighted PPG spectrum's peak within ``Settings/refineBPM`` of the tracked
 ///   rate (the weighting bends peaks near a motion line), refined by a parabola.
 ///
-/// Each estimate covers one window and is ready once the window is full: the first comes
-/// `windowSeconds` after the first sample, then one every `hopSeconds`. A gap in the samples (over
+/// Samples are put on a uniform grid at the sample rate from their times. Each estimate covers one
+/// window and is ready with the window's last analysis sample: the first about `windowSeconds`
+/// after the first sample, then one every `hopSeconds` (both rounded to analysis samples:
+/// ``windowDuration``, ``hopDuration``). A gap in the samples (over
 /// ``Settings/maximumGap``) starts afresh. On the IEEE Signal Processing Cup 2015 recordings (wrist
 /// PPG while running on a treadmill, ECG truth; `vitals eval wrist`) the error per recording is
 /// given in the README, with the settings' choice.
@@ -58,15 +60,17 @@ public struct WristRateTracker: Sendable {
 
     /// One window's estimate.
     public struct Estimate: Sendable, Equatable {
-        /// The window, seconds (times of its first sample and of its end).
+        /// The window, seconds: the time of its first sample, and that plus ``WristRateTracker/windowDuration``.
         public var start: Double
         public var end: Double
         /// The heart rate, bpm.
         public var bpm: Double
-        /// Share of the motion-weighted spectrum's power within ``Settings/refineBPM`` of the answer, 0...1.
+        /// Share of the motion-weighted spectrum's power within ``Settings/refineBPM`` of the tracked
+        /// rate, 0...1 (0 for a flat PPG window).
         public var confidence: Double
-        /// The movement's strongest frequency in the accelerometer, bpm (steps or arm swing).
-        public var motionBPM: Double
+        /// The movement's strongest frequency in the accelerometer within the rate range, bpm (steps
+        /// or arm swing); nil when the accelerometer's window is flat.
+        public var motionBPM: Double?
     }
 
     /// The longest analysis window, seconds.
@@ -76,7 +80,12 @@ public struct WristRateTracker: Sendable {
     public let sampleRate: Double
     /// Number of PPG channels each sample carries.
     public let channels: Int
+    /// The window and the hop as analysed, seconds: ``Settings/windowSeconds`` and
+    /// ``Settings/hopSeconds`` rounded to whole analysis samples.
+    public let windowDuration: Double
+    public let hopDuration: Double
     private let decimation: Int
+    private var resamplers: [UniformResampler]
     private let windowSamples: Int
     private let hopSamples: Int
     private let design: BiquadCascade
@@ -104,7 +113,9 @@ public struct WristRateTracker: Sendable {
     ///   - channels: PPG channels per sample (at least 1).
     ///   - settings: the analysis (defaults as measured on SPC 2015; see the README).
     /// - Throws: `InvalidSettings` naming what cannot work: a sample rate below 2.5 times the band's
-    ///   top, a window shorter than two periods of the slowest rate, or a hop longer than the window.
+    ///   top or above 10 kHz, a rate range outside the band or under a few bins wide, a window
+    ///   shorter than two periods of the slowest rate or longer than ``maximumWindowSeconds``, a hop
+    ///   longer than the window, or another setting that is not a finite number in its range.
     public init(sampleRate: Double, channels: Int = 1, settings: Settings = Settings()) throws {
         let s = settings
         guard channels >= 1 else { throw InvalidSettings("a wrist PPG needs at least one channel") }
@@ -116,7 +127,8 @@ public struct WristRateTracker: Sendable {
               s.maxBPM / 60 <= s.band.upperBound, s.minBPM / 60 >= s.band.lowerBound else {
             throw InvalidSettings("the rate range must lie inside the filter band (30-240 bpm for 0.5-4 Hz)")
         }
-        guard s.windowSeconds.isFinite, s.windowSeconds >= 2 * 60 / s.minBPM else {
+        guard s.windowSeconds.isFinite else { throw InvalidSettings("the window must be a finite number of seconds") }
+        guard s.windowSeconds >= 2 * 60 / s.minBPM else {
             throw InvalidSettings(String(format: "a %g-s window holds under two periods of %g bpm", s.windowSeconds, s.minBPM))
         }
         // The windows and the spectrum are held in memory: minutes at most (a rate over a longer
@@ -138,12 +150,16 @@ public struct WristRateTracker: Sendable {
         self.settings = s
         self.sampleRate = sampleRate
         self.channels = channels
-        decimation = max(1, Int((sampleRate / max(s.analysisRate, 2.5 * s.band.upperBound)).rounded(.down)))
+        // A measured rate a hair under a multiple (124.9999 Hz from time stamps) divides as the multiple.
+        decimation = max(1, Int((sampleRate / max(s.analysisRate, 2.5 * s.band.upperBound) + 1e-6).rounded(.down)))
         let rate = sampleRate / Double(decimation)
         windowSamples = Int((s.windowSeconds * rate).rounded())
         hopSamples = max(1, Int((s.hopSeconds * rate).rounded()))
+        windowDuration = Double(windowSamples) / rate
+        hopDuration = Double(hopSamples) / rate
         design = Butterworth.bandPass(order: 2, low: s.band.lowerBound, high: s.band.upperBound, sampleRate: sampleRate)
         filters = Array(repeating: design, count: channels + 3)
+        resamplers = Array(repeating: UniformResampler(rate: sampleRate), count: channels + 3)
         windows = Array(repeating: RingBuffer(capacity: windowSamples), count: channels + 3)
         windowTimes = RingBuffer(capacity: windowSamples)
         var n = 1
@@ -156,7 +172,12 @@ public struct WristRateTracker: Sendable {
         im = re
         let hzPerBin = rate / Double(n)
         binBPM = 60 * hzPerBin
-        bins = Int((s.minBPM / binBPM).rounded(.up))...Int((s.maxBPM / binBPM).rounded(.down))
+        let lowest = Int((s.minBPM / binBPM).rounded(.up)), highest = Int((s.maxBPM / binBPM).rounded(.down))
+        guard highest - lowest >= 4 else {
+            throw InvalidSettings(String(format: "a rate range of %g-%g bpm holds under 5 spectrum bins of %.2f bpm",
+                                         s.minBPM, s.maxBPM, binBPM))
+        }
+        bins = lowest...highest
         // The random walk's spread over one hop, in bins.
         let sigma = s.driftBPMPerSqrtSecond * (Double(hopSamples) / rate).squareRoot() / binBPM
         var t: [Double] = []
@@ -171,6 +192,7 @@ public struct WristRateTracker: Sendable {
     /// Starts afresh: filters, windows and the rate history.
     public mutating func reset() {
         filters = Array(repeating: design, count: channels + 3)
+        for i in resamplers.indices { resamplers[i].reset() }
         for i in windows.indices { windows[i].removeAll() }
         windowTimes.removeAll()
         phase = 0
@@ -180,15 +202,18 @@ public struct WristRateTracker: Sendable {
     }
 
     /// Feeds one sample of a one-channel PPG and the acceleration (any unit; its spectrum is scaled).
-    /// - Returns: an estimate when this sample completes a hop of a full window.
-    public mutating func process(time: Double, ppg: Double, acceleration: SIMD3<Double>) -> Estimate? {
+    /// Samples are put on a uniform grid at `sampleRate` from their times (linear interpolation), so
+    /// jitter and short holes do not bend the spectrum.
+    /// - Returns: the estimates this sample completes (one each hop once a window is full; usually
+    ///   none or one).
+    public mutating func process(time: Double, ppg: Double, acceleration: SIMD3<Double>) -> [Estimate] {
         precondition(channels == 1, "this tracker takes \(channels) PPG channels per sample")
         return process(time: time, acceleration: acceleration) { _ in ppg }
     }
 
     /// Feeds one sample of every PPG channel (`ppg.count == channels`) and the acceleration.
-    /// - Returns: an estimate when this sample completes a hop of a full window.
-    public mutating func process(time: Double, ppg: [Double], acceleration: SIMD3<Double>) -> Estimate? {
+    /// - Returns: the estimates this sample completes, as for one channel.
+    public mutating func process(time: Double, ppg: [Double], acceleration: SIMD3<Double>) -> [Estimate] {
         precondition(ppg.count == channels, "this tracker takes \(channels) PPG channels per sample")
         return process(time: time, acceleration: acceleration) { ppg[$0] }
     }
@@ -200,7 +225,8 @@ public struct WristRateTracker: Sendable {
     ///   - acceleration: one vector per sample.
     ///   - sampleRate: Hz, of the samples.
     ///   - settings: as for ``init(sampleRate:channels:settings:)``.
-    /// - Throws: `InvalidSettings` for settings the tracker cannot use, or arrays of different lengths.
+    /// - Throws: `InvalidSettings` for settings the tracker cannot use (the arrays' lengths must
+    ///   match too).
     public static func run(times: [Double], ppg: [[Double]], acceleration: [SIMD3<Double>], sampleRate: Double,
                            settings: Settings = Settings()) throws -> [Estimate] {
         guard ppg.allSatisfy({ $0.count == times.count }), acceleration.count == times.count else {
@@ -208,40 +234,48 @@ public struct WristRateTracker: Sendable {
         }
         var tracker = try WristRateTracker(sampleRate: sampleRate, channels: ppg.count, settings: settings)
         var out: [Estimate] = []
-        out.reserveCapacity(Int(Double(times.count) / sampleRate / settings.hopSeconds) + 1)
+        out.reserveCapacity(times.count / (tracker.hopSamples * tracker.decimation) + 1)
         for i in times.indices {
-            if let e = tracker.process(time: times[i], acceleration: acceleration[i], ppg: { ppg[$0][i] }) {
-                out.append(e)
-            }
+            out += tracker.process(time: times[i], acceleration: acceleration[i], ppg: { ppg[$0][i] })
         }
         return out
     }
 
-    private mutating func process(time: Double, acceleration a: SIMD3<Double>, ppg: (Int) -> Double) -> Estimate? {
-        // A value that is not a number would stay in the filters for good: the sample is skipped.
-        guard time.isFinite, a.x.isFinite, a.y.isFinite, a.z.isFinite, (0..<channels).allSatisfy({ ppg($0).isFinite }) else {
+    private mutating func process(time: Double, acceleration a: SIMD3<Double>, ppg: (Int) -> Double) -> [Estimate] {
+        // A value that is not a usable number would stay in the filters for good: the sample is skipped.
+        guard time.isFinite, PulseAnalyzer.isUsable(a.x), PulseAnalyzer.isUsable(a.y), PulseAnalyzer.isUsable(a.z),
+              (0..<channels).allSatisfy({ PulseAnalyzer.isUsable(ppg($0)) }) else {
             skippedSamples += 1
-            return nil
+            return []
         }
-        if let last = lastTime, abs(time - last) > settings.maximumGap { reset() }
+        if let last = lastTime, time - last > settings.maximumGap || time < last - settings.maximumGap { reset() }
+        guard lastTime.map({ time > $0 }) ?? true else {
+            skippedSamples += 1  // a repeated or slightly earlier time: not a new sample
+            return []
+        }
         let first = lastTime == nil
         lastTime = time
+        var estimates: [Estimate] = []
         for ch in 0..<(channels + 3) {
             let x = ch < channels ? ppg(ch) : a[ch - channels]
             if first { filters[ch].setSteadyState(input: x) }
-            let y = filters[ch].process(x)
-            if phase == 0 { _ = windows[ch].append(y) }
+            resamplers[ch].push(time: time, value: x)
         }
-        guard phase == 0 else {
+        while let (gridTime, value0) = resamplers[0].next() {
+            for ch in 0..<(channels + 3) {
+                let y = filters[ch].process(ch == 0 ? value0 : resamplers[ch].next()!.value)
+                if phase == 0 { _ = windows[ch].append(y) }
+            }
+            let taken = phase == 0
             phase = (phase + 1) % decimation
-            return nil
+            guard taken else { continue }
+            _ = windowTimes.append(gridTime)
+            sinceUpdate += 1
+            guard windowTimes.isFull, sinceUpdate >= hopSamples || forward.isEmpty else { continue }
+            sinceUpdate = 0
+            estimates.append(update())
         }
-        phase = (phase + 1) % decimation
-        _ = windowTimes.append(time)
-        sinceUpdate += 1
-        guard windowTimes.isFull, sinceUpdate >= hopSamples || forward.isEmpty else { return nil }
-        sinceUpdate = 0
-        return update()
+        return estimates
     }
 
     /// The estimate for the full window now held.
@@ -260,7 +294,7 @@ public struct WristRateTracker: Sendable {
         let motionPeak = motion.indices.max { motion[$0] < motion[$1] } ?? 0
         let largest = motion[motionPeak]
         var weighted = ppgSpectrum
-        if largest > 0 {
+        if largest > 0 {  // a flat accelerometer window weighs nothing down
             for k in 0..<count { weighted[k] /= 1 + settings.motionSuppression * motion[k] / largest }
         }
         let total = weighted.reduce(0, +)
@@ -285,7 +319,7 @@ public struct WristRateTracker: Sendable {
         // The PPG's own peak near the tracked rate, to a fraction of a bin.
         let reach = Int((settings.refineBPM / binBPM).rounded())
         let lo = max(0, tracked - reach), hi = min(count - 1, tracked + reach)
-        var peak = lo
+        var peak = tracked  // a flat PPG window has no peak of its own: the track stands
         for k in lo...hi where ppgSpectrum[k] > ppgSpectrum[peak] { peak = k }
         var offset = 0.0
         // Only a local maximum has a vertex within half a bin (at the range's edge the spectrum may still rise).
@@ -294,9 +328,9 @@ public struct WristRateTracker: Sendable {
         }
         let share = weighted[lo...hi].reduce(0, +)
         let start = windowTimes[0]
-        return Estimate(start: start, end: start + settings.windowSeconds,
+        return Estimate(start: start, end: start + windowDuration,
                         bpm: (Double(k0 + peak) + offset) * binBPM, confidence: min(1, share),
-                        motionBPM: Double(k0 + motionPeak) * binBPM)
+                        motionBPM: largest > 0 ? Double(k0 + motionPeak) * binBPM : nil)
     }
 
     /// Channel `ch`'s window: mean removed, Hann-windowed, zero-padded; its power in the rate range,
@@ -313,7 +347,8 @@ public struct WristRateTracker: Sendable {
             power[j] = re[k] * re[k] + im[k] * im[k]
             sum += power[j]
         }
-        if sum > 0 { for j in power.indices { power[j] /= sum } }
+        guard sum > 0, sum.isFinite else { return [Double](repeating: 0, count: bins.count) }
+        for j in power.indices { power[j] /= sum }
         return power
     }
 }

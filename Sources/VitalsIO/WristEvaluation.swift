@@ -49,6 +49,10 @@ public struct WristEvaluation: Sendable {
     /// Every `NAME.csv` of `directory` that has a `NAME_bpm.csv` beside it, in name order.
     /// - Throws: `InputError` for a folder without such pairs or a file that cannot be read.
     public static func run(directory: String, options: Options = Options()) throws -> [WristEvaluation] {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw InputError(.badOption, "\(directory): is a file; eval wrist takes a folder of NAME.csv and NAME_bpm.csv pairs")
+        }
         let names = try directoryEntries(directory)
         let recordings = names.filter { $0.hasSuffix(".csv") && !$0.hasSuffix("_bpm.csv") }
             .map { String($0.dropLast(4)) }
@@ -65,11 +69,13 @@ public struct WristEvaluation: Sendable {
         let truthCSV = try CSVFile(path: (directory as NSString).appendingPathComponent("\(name)_bpm.csv"))
         let truthColumns = try truthCSV.numericColumns(["window_start_s", "bpm"].map { try truthCSV.requireColumn($0) })
         let truth = zip(truthColumns[0], truthColumns[1]).map { (start: $0, bpm: $1) }.filter { $0.start.isFinite && $0.bpm.isFinite }
+        // The stated rate is for files without times; a time column gives its own.
+        let timed = csv.columnIndex("time_s") != nil || csv.columnIndex("time_ms") != nil
         let recording = try WristRecording.load(csv, ppgColumns: options.ppgColumns, motionColumns: options.motionColumns,
-                                                rate: options.rate)
+                                                rate: timed ? nil : options.rate)
         func tracked(_ settings: WristRateTracker.Settings) throws -> [(start: Double, bpm: Double?)] {
-            try WristRateTracker.run(times: recording.times, ppg: recording.ppg, acceleration: recording.acceleration,
-                                     sampleRate: recording.sampleRate, settings: settings).map { ($0.start, $0.bpm) }
+            recording.track(with: try WristRateTracker(sampleRate: recording.sampleRate, channels: recording.ppg.count,
+                                                       settings: settings)).map { ($0.start, $0.bpm) }
         }
         var without = options.settings
         without.motionSuppression = 0

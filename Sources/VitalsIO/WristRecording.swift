@@ -24,7 +24,7 @@ public struct WristRecording: Sendable {
 
     /// Reads `ppgColumns` and the three `motionColumns` (x, y, z) of `csv`; times as
     /// ``PulseRecording/load(_:column:rate:maximumGap:polarity:)`` reads them (a `time_s` or `time_ms`
-    /// column, or `rate`).
+    /// column, or `rate`; the wrist tracker needs 10 Hz or more).
     /// - Throws: `InputError` naming the problem: a missing column (and those that exist), not three
     ///   motion columns, a value that is not a finite number, times that repeat or go backwards, a
     ///   rate outside 5 Hz...10 kHz, a flat PPG.
@@ -33,6 +33,10 @@ public struct WristRecording: Sendable {
         guard !ppgColumns.isEmpty else { throw InputError(.badOption, "\(src): name at least one PPG column") }
         guard motionColumns.count == 3 else {
             throw InputError(.badOption, "\(src): --motion takes the three accelerometer columns x,y,z (got \(motionColumns.count))")
+        }
+        let all = ppgColumns + motionColumns
+        if let repeated = all.first(where: { name in all.filter { $0 == name }.count > 1 }) {
+            throw InputError(.badOption, "\(src): the column '\(repeated)' is named more than once among the PPG and motion columns")
         }
         // Each PPG column goes through the recording checks (times, values, flatness, gaps).
         let recordings = try ppgColumns.map { try PulseRecording.load(csv, column: $0, rate: rate) }
@@ -46,8 +50,11 @@ public struct WristRecording: Sendable {
         }
         let axes = try csv.numericColumns(try motionColumns.map { try csv.requireColumn($0) })
         for (k, values) in axes.enumerated() {
-            if let i = values.firstIndex(where: { !$0.isFinite }) {
-                throw InputError(.nonFinite, "\(src): line \(csv.lineNumber(ofRow: i)), column '\(motionColumns[k])' has an empty, missing or non-finite value")
+            if let i = values.firstIndex(where: { !PulseAnalyzer.isUsable($0) }) {
+                let what = values[i].isFinite
+                    ? String(format: "the value %g, beyond ±%g (no sensor reads that)", values[i], PulseAnalyzer.maximumMagnitude)
+                    : "an empty, missing or non-finite value"
+                throw InputError(.nonFinite, "\(src): line \(csv.lineNumber(ofRow: i)), column '\(motionColumns[k])' has \(what)")
             }
         }
         guard axes[0].count == times.count else {
@@ -58,10 +65,17 @@ public struct WristRecording: Sendable {
                               ppgColumns: ppgColumns, motionColumns: motionColumns, gaps: first.gaps, notes: first.notes)
     }
 
-    /// The `vitals heart-rate --motion --json` document: the fields of ``HeartRateReport`` (the
-    /// windows are the tracker's; no beats or HRV, which a running wrist does not give reliably)
-    /// plus each window's `motion_bpm` and the method.
-    public func report(input: String, estimates: [WristRateTracker.Estimate], settings: WristRateTracker.Settings) -> JSON {
+    /// The estimates of a tracker configured as `tracker` over the whole recording.
+    public func track(with tracker: WristRateTracker) -> [WristRateTracker.Estimate] {
+        // The arrays' lengths match by construction, and the settings were accepted by `tracker`.
+        try! WristRateTracker.run(times: times, ppg: ppg, acceleration: acceleration, sampleRate: tracker.sampleRate,
+                                  settings: tracker.settings)
+    }
+
+    /// The `vitals heart-rate --motion --json` document: the top-level fields of ``HeartRateReport``
+    /// (the windows are the tracker's; no beats or HRV, which a running wrist does not give
+    /// reliably; `quality` describes the method) plus each window's `motion_bpm`.
+    public func report(input: String, estimates: [WristRateTracker.Estimate], tracker: WristRateTracker) -> JSON {
         let whole = estimates.isEmpty ? nil : Statistics.median(estimates.map(\.bpm))
         return .object([
             ("input", .string(input)),
@@ -85,8 +99,8 @@ public struct WristRecording: Sendable {
                 ("method", .string("wrist: PPG spectrum weighted by the accelerometer's, tracked over windows")),
                 ("ppg_columns", .array(ppgColumns.map { .string($0) })),
                 ("motion_columns", .array(motionColumns.map { .string($0) })),
-                ("window_s", .num(settings.windowSeconds, digits: 3)),
-                ("hop_s", .num(settings.hopSeconds, digits: 3)),
+                ("window_s", .num(tracker.windowDuration, digits: 4)),
+                ("hop_s", .num(tracker.hopDuration, digits: 4)),
                 ("gaps", .num(Double(gaps.count))),
             ])),
         ])

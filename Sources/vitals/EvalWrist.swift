@@ -19,11 +19,19 @@ struct EvalWrist: ParsableCommand {
     @Argument(help: "Folder of NAME.csv and NAME_bpm.csv pairs.")
     var directory: String
 
+    @Option(help: "Sample rate in Hz of files without a time_s or time_ms column.")
+    var rate: Double = 125
+
     @Flag(help: "Print one JSON document on stdout.")
     var json = false
 
     func run() throws {
-        let results = try CLIError.wrap { try WristEvaluation.run(directory: directory) }
+        var options = WristEvaluation.Options()
+        options.rate = rate
+        let results = try CLIError.wrap { try WristEvaluation.run(directory: directory, options: options) }
+        for r in results where r.withMotion.windows == 0 {
+            warn("\(r.name): no truth window lies inside the recording (missing truth values, or a recording shorter than a window): not scored")
+        }
         let methods: [(String, KeyPath<WristEvaluation, WristEvaluation.Scores>)] = [
             ("with_motion", \.withMotion), ("without_motion", \.withoutMotion), ("fingertip_pipeline", \.fingertipPipeline),
         ]
@@ -58,8 +66,8 @@ struct EvalWrist: ParsableCommand {
         print("recording          windows | with accelerometer: MAE  <=5   <=10 | without: MAE  <=10 | fingertip pipeline: answered  MAE")
         for r in results {
             let a = r.withMotion, b = r.withoutMotion, c = r.fingertipPipeline
-            print(String(format: "%-18@ %7d | %24.1f %4.0f%% %4.0f%% | %12.1f %4.0f%% | %28.0f%% %5.1f",
-                         r.name, a.windows, a.meanAbsoluteError, 100 * a.within(5), 100 * a.within(10),
+            print(String(format: "%@ %7d | %24.1f %4.0f%% %4.0f%% | %12.1f %4.0f%% | %28.0f%% %5.1f",
+                         r.name.padding(toLength: max(18, r.name.count), withPad: " ", startingAt: 0), a.windows, a.meanAbsoluteError, 100 * a.within(5), 100 * a.within(10),
                          b.meanAbsoluteError, 100 * b.within(10),
                          100 * Double(c.answered) / Double(max(1, c.windows)), c.meanAbsoluteError))
         }

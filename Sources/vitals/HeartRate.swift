@@ -26,7 +26,7 @@ struct HeartRate: ParsableCommand {
 
     @Option(help: ArgumentHelp(
         "Accelerometer columns x,y,z beside a --column PPG (a watch or wrist band while moving).",
-        discussion: "The PPG's rate is tracked over windows (--window, default 8 s, every --hop, default 2 s) with the accelerometer's spectrum as the motion reference, so the steps and the arm's swing are not taken for the pulse. No beats or HRV in this mode."))
+        discussion: "The PPG's rate is tracked over windows (--window, default 8 s, every --hop, default 2 s or the window if shorter) with the accelerometer's spectrum as the motion reference, so the steps and the arm's swing are not taken for the pulse. No beats or HRV in this mode."))
     var motion: String?
 
     @Option(help: "Sample rate in Hz, for files without a time_s or time_ms column.")
@@ -136,27 +136,28 @@ struct HeartRate: ParsableCommand {
         }
         var settings = WristRateTracker.Settings()
         if let window { settings.windowSeconds = window }
-        settings.hopSeconds = hop ?? (window == nil ? settings.hopSeconds : window!)
+        // The tracker's 2-s hop stays with a longer window; a shorter window hops by its length.
+        settings.hopSeconds = hop ?? min(settings.hopSeconds, settings.windowSeconds)
+        let tracker = try CLIError.wrap {
+            do {
+                return try WristRateTracker(sampleRate: recording.sampleRate, channels: recording.ppg.count, settings: settings)
+            } catch let error as InvalidSettings {
+                throw InputError(.badOption, "\(path): \(error.description)")
+            }
+        }
         try CLIError.wrap {
-            try HeartRateReport.checkWindows(duration: recording.duration, length: settings.windowSeconds,
-                                             hop: settings.hopSeconds, source: path)
+            try HeartRateReport.checkWindows(duration: recording.duration, length: tracker.windowDuration,
+                                             hop: tracker.hopDuration, source: path)
         }
         for note in recording.notes { warn(note) }
         for g in recording.gaps {
             warn(String(format: "gap in the recording from %.2f s to %.2f s: the tracker starts afresh after it", g.from, g.to))
         }
-        let estimates = try CLIError.wrap {
-            do {
-                return try WristRateTracker.run(times: recording.times, ppg: recording.ppg, acceleration: recording.acceleration,
-                                                sampleRate: recording.sampleRate, settings: settings)
-            } catch let error as InvalidSettings {
-                throw InputError(.badOption, "\(path): \(error.description)")
-            }
-        }
+        let estimates = recording.track(with: tracker)
         if estimates.isEmpty {
-            warn(String(format: "%@: %.1f s is shorter than one %g-s window: no rate", path, recording.duration, settings.windowSeconds))
+            warn(String(format: "%@: %.1f s is shorter than one %g-s window: no rate", path, recording.duration, tracker.windowDuration))
         }
-        let report = recording.report(input: path, estimates: estimates, settings: settings)
+        let report = recording.report(input: path, estimates: estimates, tracker: tracker)
         if json {
             print(report.serialized())
             return
@@ -166,15 +167,15 @@ struct HeartRate: ParsableCommand {
         if !estimates.isEmpty {
             let bpm = estimates.map(\.bpm)
             print(String(format: "heart rate  median %.1f bpm (%.1f-%.1f over %d windows of %g s)", Statistics.median(bpm),
-                         bpm.min()!, bpm.max()!, estimates.count, settings.windowSeconds))
+                         bpm.min()!, bpm.max()!, estimates.count, tracker.windowDuration))
         }
-        guard window != nil else {
-            if !estimates.isEmpty { print("(--window \(settings.windowSeconds.formatted()) lists the windows; --json gives them all)") }
+        guard window != nil || hop != nil else {
+            if !estimates.isEmpty { print("(--window \(tracker.windowDuration.formatted()) lists the windows; --json gives them all)") }
             return
         }
         for e in estimates {
-            print(String(format: "  %7.1f-%7.1f s  %6.1f bpm  confidence %.2f  movement at %5.1f bpm", e.start, e.end, e.bpm,
-                         e.confidence, e.motionBPM))
+            let movement = e.motionBPM.map { String(format: "movement at %5.1f bpm", $0) } ?? "no movement"
+            print(String(format: "  %7.1f-%7.1f s  %6.1f bpm  confidence %.2f  %@", e.start, e.end, e.bpm, e.confidence, movement))
         }
     }
 

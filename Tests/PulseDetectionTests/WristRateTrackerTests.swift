@@ -50,7 +50,7 @@ import SignalProcessing
         #expect(estimates.count == 57)
         #expect(Self.within(3, estimates, duration: 120) >= 0.95)
         // The movement is seen where it is: the steps (160 bpm) or the arm swing (80).
-        #expect(estimates.allSatisfy { abs($0.motionBPM - 160) < 3 || abs($0.motionBPM - 80) < 3 })
+        #expect(estimates.allSatisfy { m in m.motionBPM.map { abs($0 - 160) < 3 || abs($0 - 80) < 3 } ?? false })
 
         // Without the motion reference the same tracker follows the movement: the test can fail.
         var settings = WristRateTracker.Settings()
@@ -73,7 +73,7 @@ import SignalProcessing
         var tracker = try WristRateTracker(sampleRate: 125)
         var live: [WristRateTracker.Estimate] = []
         for i in run.times.indices {
-            if let e = tracker.process(time: run.times[i], ppg: run.ppg[i], acceleration: run.acceleration[i]) {
+            for e in tracker.process(time: run.times[i], ppg: run.ppg[i], acceleration: run.acceleration[i]) {
                 live.append(e)
                 // Ready as soon as its window is: the window ends with this sample.
                 #expect(abs(e.end - run.times[i] - 5 / 125.0) < 1e-9)
@@ -137,7 +137,7 @@ import SignalProcessing
         var tracker = try WristRateTracker(sampleRate: 125)
         var estimates: [WristRateTracker.Estimate] = []
         for i in run.times.indices {
-            if let e = tracker.process(time: run.times[i], ppg: run.ppg[i], acceleration: run.acceleration[i]) { estimates.append(e) }
+            estimates += tracker.process(time: run.times[i], ppg: run.ppg[i], acceleration: run.acceleration[i])
         }
         #expect(tracker.skippedSamples == 2)
         #expect(estimates.count == 57)
@@ -147,5 +147,36 @@ import SignalProcessing
         let moved = zip(estimates, reference).filter { abs($0.bpm - $1.bpm) >= 1 }
         #expect(moved.count <= 2)
         #expect(moved.allSatisfy { abs($0.bpm - $1.bpm) < 5 })
+    }
+
+    @Test func unevenSamplesArePutOnTheGridFromTheirTimes() throws {
+        let run = Self.running(seed: 6)
+        let full = try WristRateTracker.run(times: run.times, ppg: [run.ppg], acceleration: run.acceleration, sampleRate: 125)
+        // Every tenth sample lost, and the rest jittered by up to 2 ms: the rate is measured from
+        // the times, a hair off 125 Hz.
+        var rng = SplitMix64(seed: 7)
+        let kept = run.times.indices.filter { $0 % 10 != 9 }
+        let times = kept.map { run.times[$0] + 0.002 * (rng.uniform() - 0.5) }
+        let uneven = try WristRateTracker.run(times: times, ppg: [kept.map { run.ppg[$0] }],
+                                              acceleration: kept.map { run.acceleration[$0] }, sampleRate: 124.99999)
+        #expect(uneven.count == full.count)
+        #expect(zip(uneven, full).allSatisfy { abs($0.bpm - $1.bpm) < 1.5 && abs($0.start - $1.start) < 0.01 })
+        // Read as if evenly spaced, the same samples give a pulse 10 % fast: the grid matters.
+        let naive = try WristRateTracker.run(times: kept.indices.map { Double($0) / 125 },
+                                             ppg: [kept.map { run.ppg[$0] }], acceleration: kept.map { run.acceleration[$0] },
+                                             sampleRate: 125)
+        #expect(Self.within(3, naive, duration: 120) < 0.3)
+    }
+
+    @Test func aStillAccelerometerShowsNoMovement() throws {
+        let run = Self.running(duration: 20, seed: 8)
+        let still = [SIMD3<Double>](repeating: SIMD3(0, 0, 1), count: run.times.count)
+        let estimates = try WristRateTracker.run(times: run.times, ppg: [run.ppg], acceleration: still, sampleRate: 125)
+        #expect(!estimates.isEmpty)
+        #expect(estimates.allSatisfy { $0.motionBPM == nil && $0.bpm.isFinite })
+        // And a flat PPG keeps the track's rate with confidence 0.
+        let flat = [Double](repeating: 3, count: run.times.count)
+        let none = try WristRateTracker.run(times: run.times, ppg: [flat], acceleration: run.acceleration, sampleRate: 125)
+        #expect(none.allSatisfy { $0.confidence == 0 && $0.bpm.isFinite })
     }
 }

@@ -247,6 +247,8 @@ struct CLITests {
             (["--motion", "acc_x,acc_y,acc_z", "--polarity", "inverted"], "--polarity"),
             (["--motion", "acc_x,acc_y,acc_z", "--window", "1e9"], "at most 600 s"),
             (["--motion", "acc_x,acc_y,acc_z", "--rate", "8"], "10 Hz"),
+            (["--motion", "acc_x,acc_y,ppg1"], "more than once"),
+            (["--motion", "acc_x,acc_y,acc_z", "--window", "inf"], "window"),
         ]
         for (extra, phrase) in cases {
             let bad = try vitals(["heart-rate", "wrist.csv", "--column", "ppg1", "--rate", "125"] + extra, in: dir)
@@ -254,6 +256,25 @@ struct CLITests {
             #expect(bad.errorLines.count == 1, "\(extra): \(bad.stderr)")
             #expect(bad.stderr.contains(phrase), "\(extra): \(bad.stderr)")
         }
+        // A longer window keeps the 2-s hop.
+        let longer = try vitals(["heart-rate", "wrist.csv", "--column", "ppg1", "--motion", "acc_x,acc_y,acc_z", "--rate", "125",
+                                 "--window", "10", "--json"], in: dir)
+        let longerDoc = try #require(try JSONSerialization.jsonObject(with: Data(longer.stdout.utf8)) as? [String: Any])
+        #expect((longerDoc["windows"] as? [Any])?.count == 11)
+
+        // eval wrist: a folder of one recording with its truth; a file is not a folder.
+        try FileManager.default.createDirectory(atPath: dir + "/set", withIntermediateDirectories: true)
+        try Self.wristCSV().write(toFile: dir + "/set/run.csv", atomically: true, encoding: .utf8)
+        try ("window_start_s,window_end_s,bpm\n" + (0..<12).map { "\(2 * $0),\(2 * $0 + 8),120\n" }.joined())
+            .write(toFile: dir + "/set/run_bpm.csv", atomically: true, encoding: .utf8)
+        let scored = try vitals(["eval", "wrist", "set", "--json"], in: dir)
+        #expect(scored.status == 0, "\(scored.stderr)")
+        let scoredDoc = try #require(try JSONSerialization.jsonObject(with: Data(scored.stdout.utf8)) as? [String: Any])
+        let overall = try #require((scoredDoc["overall"] as? [String: Any])?["with_motion"] as? [String: Any])
+        #expect((overall["mae_bpm"] as? Double ?? 99) < 2)
+        let notAFolder = try vitals(["eval", "wrist", "wrist.csv"], in: dir)
+        #expect(notAFolder.status != 0 && notAFolder.errorLines.count == 1 && notAFolder.stderr.contains("is a file"))
+
         let several = try vitals(["heart-rate", "wrist.csv", "--column", "ppg1,ppg2", "--rate", "125"], in: dir)
         #expect(several.status != 0 && several.stderr.contains("--motion"))
         // A missing accelerometer value is named by line and column.
