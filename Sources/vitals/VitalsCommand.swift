@@ -35,7 +35,7 @@ struct VitalsCommand: AsyncParsableCommand {
         } catch {
             let full = fullMessage(for: error)
             if let misread = negativeValue(CommandLine.arguments, parserMessage: full) {
-                fail(CLIError(misread), hint: helpHint(full))
+                fail(ValidationError(misread), hint: helpHint(full))  // a usage error (status 64), as the parser's
             }
             fail(error, hint: helpHint(full))
         }

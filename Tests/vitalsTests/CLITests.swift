@@ -359,7 +359,7 @@ extension CLITests {
         for (arguments, said) in [(["heart-rate", "x.csv", "--rate", "-1"], "--rate -1: negative"),
                                   (["simulate", "finger", "--size", "-4x4", "a.y4m"], "--size -4x4: negative")] {
             let negative = try vitals(arguments, in: dir)
-            #expect(negative.status != 0 && negative.errorLines.count == 1 && negative.stderr.contains(said), "\(negative.stderr)")
+            #expect(negative.status == 64 && negative.errorLines.count == 1 && negative.stderr.contains(said), "\(negative.stderr)")
         }
     }
 }
