@@ -105,7 +105,8 @@ public struct WristRateTracker: Sendable {
     /// Log transition weight by distance in bins, out to where it falls below the reacquire penalty.
     private let transition: [Double]
     private var forward: [Double] = []
-    /// Samples with a value that is not a finite number, skipped.
+    /// Samples skipped: a value that is not a finite number (or beyond ±1e100), or a time not after
+    /// the previous sample's (within ``Settings/maximumGap``; further back starts afresh).
     public private(set) var skippedSamples = 0
 
     /// - Parameters:
