@@ -74,8 +74,13 @@ public struct WristEvaluation: Sendable {
         let recording = try WristRecording.load(csv, ppgColumns: options.ppgColumns, motionColumns: options.motionColumns,
                                                 rate: timed ? nil : options.rate)
         func tracked(_ settings: WristRateTracker.Settings) throws -> [(start: Double, bpm: Double?)] {
-            recording.track(with: try WristRateTracker(sampleRate: recording.sampleRate, channels: recording.ppg.count,
-                                                       settings: settings)).map { ($0.start, $0.bpm) }
+            let tracker: WristRateTracker
+            do {
+                tracker = try WristRateTracker(sampleRate: recording.sampleRate, channels: recording.ppg.count, settings: settings)
+            } catch let error as InvalidSettings {
+                throw InputError(.badRate, "\(path): \(error.description)")  // a rate the tracker cannot use
+            }
+            return recording.track(with: tracker).map { ($0.start, $0.bpm) }
         }
         var without = options.settings
         without.motionSuppression = 0
