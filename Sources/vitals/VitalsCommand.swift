@@ -71,14 +71,20 @@ struct VitalsCommand: AsyncParsableCommand {
 
     /// The parser reads a value that starts with "-" as an option, so `--rate -1` was "Missing value
     /// for '--rate <rate>'". When that is what happened, what to say instead (no option takes a
-    /// negative value); else nil.
+    /// negative value; a name such as a column '-g' is written `--column=-g`); else nil.
     static func negativeValue(_ arguments: [String], parserMessage: String) -> String? {
         guard let r = parserMessage.range(of: "Missing value for '") else { return nil }
         let option = parserMessage[r.upperBound...].prefix { $0 != " " && $0 != "'" }
         guard let i = arguments.firstIndex(of: String(option)), i + 1 < arguments.count else { return nil }
         let value = arguments[i + 1]
         let number = value.split(separator: "x").first.map(String.init) ?? value  // --size -4x4
-        guard value.hasPrefix("-"), Double(number) != nil else { return nil }
+        guard value.hasPrefix("-") else { return nil }
+        guard Double(number) != nil else {
+            // A name that starts with one '-' (a column '-g'): the parser needs it attached. A value
+            // starting '--' is more likely the next option after a value left out.
+            guard !value.hasPrefix("--") else { return nil }
+            return "\(option) \(value): a value that starts with '-' is written \(option)=\(value)"
+        }
         return "\(option) \(value): negative values are not accepted"
     }
 

@@ -357,7 +357,9 @@ extension CLITests {
 
         // A negative value is said to be one (the parser took "-1" for an option: "Missing value").
         for (arguments, said) in [(["heart-rate", "x.csv", "--rate", "-1"], "--rate -1: negative"),
-                                  (["simulate", "finger", "--size", "-4x4", "a.y4m"], "--size -4x4: negative")] {
+                                  (["simulate", "finger", "--size", "-4x4", "a.y4m"], "--size -4x4: negative"),
+                                  (["heart-rate", "x.csv", "--column", "-g"], "is written --column=-g"),
+                                  (["heart-rate", "x.csv", "--column", "--json"], "Missing value for '--column")] {
             let negative = try vitals(arguments, in: dir)
             #expect(negative.status == 64 && negative.errorLines.count == 1 && negative.stderr.contains(said), "\(negative.stderr)")
         }
