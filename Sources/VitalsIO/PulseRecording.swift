@@ -199,7 +199,9 @@ public struct PulseRecording: Sendable {
         // Holes shorter than a gap are interpolated across; when much of the recording is such holes
         // the pulse between the samples is invented (half the intervals 0.9 s long gave 44 bpm).
         var sparse = 0.0, gapTime = 0.0
-        for dt in intervals where dt > 1 / minimumRate {
+        // A hair of tolerance: times i / 5 Hz differ by 0.2 s plus or minus rounding, and a recording at
+        // exactly the minimum rate was refused as irregular.
+        for dt in intervals where dt > (1 / minimumRate) * (1 + 1e-9) {
             if dt > maximumGap { gapTime += dt } else { sparse += dt }
         }
         if sparse > maximumSparseFraction * (duration - gapTime) {

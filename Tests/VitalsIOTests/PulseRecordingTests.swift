@@ -13,6 +13,15 @@ import Testing
         "time_s,ppg\n" + (0..<rows).map { i in "\(time(i) / rate),\(sin(Double(i) / 5))" }.joined(separator: "\n")
     }
 
+    /// A recording at exactly the lowest rate (5 Hz) is read, from times or from --rate: its steps of
+    /// 0.2 s plus rounding were counted as holes and the file refused as too irregular.
+    @Test func aRecordingAtTheMinimumRateIsRead() throws {
+        let timed = try load(sine(rows: 200, rate: 5))
+        #expect(abs(timed.sampleRate - 5) < 1e-9)
+        let untimed = try load("ppg\n" + (0..<200).map { "\(sin(Double($0) / 5))" }.joined(separator: "\n"), rate: 5)
+        #expect(untimed.inputs.count == 200)
+    }
+
     @Test func measuresTheRateFromTimestampsAndStartsTimeAtZero() throws {
         let text = "time_s,ppg\n" + (0..<500).map { "\(100 + Double($0) / 50),\(sin(Double($0) / 5))" }.joined(separator: "\n")
         let r = try load(text)
