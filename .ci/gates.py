@@ -102,10 +102,13 @@ GATES = [
     ("PPG stream 24 h at 100 Hz (samples/s)", ["bench", "--filter", "ppg-stream"], ["benchmarks", "name=ppg-stream-24h-100hz", "samples_per_s"], "min", 6.9e6, 50e6),
     ("PPG stream 24 h: resident growth (KiB)", ["bench", "--filter", "ppg-stream"], ["benchmarks", "name=ppg-stream-24h-100hz", "resident_growth_kib"], "max", 1024, 1024),
     # Wrist PPG while running (IEEE SPC 2015, ECG truth), with the accelerometer as motion reference.
-    # No issue asks for it (target "-"): the floors keep what was measured (1.81 bpm, 97.5 %;
-    # TROIKA, the dataset's reference method, reports 2.34 bpm on its 12 training recordings).
-    ("wrist PPG: mean of recordings' MAE (bpm)", ["eval", "wrist", f"{DATA}/wrist-ppg-spc2015"], ["overall", "with_motion", "mean_of_recording_mae_bpm"], "max", 2.2, None),
-    ("wrist PPG: windows within 10 bpm", ["eval", "wrist", f"{DATA}/wrist-ppg-spc2015"], ["overall", "with_motion", "within_10_bpm"], "min", 0.96, None),
+    # No issue asks for it (target "-"): the floors keep what was measured. Every window's best guess
+    # (as SPC 2015 methods are scored; TROIKA, the set's reference method, reports 2.34 bpm on its 12
+    # training recordings): mean of recordings' MAE 1.81 bpm. The answered windows (96 %; those below
+    # the confidence floor or reading outside the rate range are declined): 98.6 % within 10 bpm.
+    ("wrist PPG: mean of recordings' MAE, every window (bpm)", ["eval", "wrist", f"{DATA}/wrist-ppg-spc2015"], ["overall", "with_motion_every_window", "mean_of_recording_mae_bpm"], "max", 2.2, None),
+    ("wrist PPG: windows answered", ["eval", "wrist", f"{DATA}/wrist-ppg-spc2015"], ["overall", "with_motion", "answered"], "min", 0.94, None),
+    ("wrist PPG: answered windows within 10 bpm", ["eval", "wrist", f"{DATA}/wrist-ppg-spc2015"], ["overall", "with_motion", "within_10_bpm"], "min", 0.975, None),
     # Issue 4: motion. Reps on Exermote, strokes on tennis-ace, attitude filter vs Core Motion, speed.
     ("reps within 1 of truth (all sets)", ["eval", "reps", f"{DATA}/reps-exermote"], ["summaries", "group=all", "within_one"], "min", 0.95, 0.95),
     ("reps exact (all sets)", ["eval", "reps", f"{DATA}/reps-exermote"], ["summaries", "group=all", "exact"], "min", 0.65, 0.65),

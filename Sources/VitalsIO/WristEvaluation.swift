@@ -7,9 +7,10 @@ import SignalProcessing
 /// beside `NAME_bpm.csv` (`window_start_s,window_end_s,bpm`: the ECG's rate over each window).
 ///
 /// Each truth window is scored against the estimate for the window that starts at the same time
-/// (within a quarter of the hop): the tracker with the accelerometer, the same tracker without it
-/// (`motionSuppression` 0), and the fingertip pipeline (``PulseAnalysis``) on the first PPG column
-/// over the same windows, answered windows only.
+/// (within a quarter of the hop): the tracker with the accelerometer (its answered windows, and
+/// every window's best guess), the same tracker without it (`motionSuppression` 0, every window),
+/// and the fingertip pipeline (``PulseAnalysis``) on the first PPG column over the same windows,
+/// answered windows only.
 public struct WristEvaluation: Sendable {
     public struct Options: Sendable {
         public var ppgColumns = ["ppg1", "ppg2"]
@@ -42,7 +43,10 @@ public struct WristEvaluation: Sendable {
     }
 
     public var name: String
+    /// The answered windows (declined ones count as not answered).
     public var withMotion: Scores
+    /// Every window's best guess, declined or not (as SPC 2015's methods are scored).
+    public var withMotionEveryWindow: Scores
     public var withoutMotion: Scores
     public var fingertipPipeline: Scores
 
@@ -73,14 +77,14 @@ public struct WristEvaluation: Sendable {
         let timed = csv.columnIndex("time_s") != nil || csv.columnIndex("time_ms") != nil
         let recording = try WristRecording.load(csv, ppgColumns: options.ppgColumns, motionColumns: options.motionColumns,
                                                 rate: timed ? nil : options.rate)
-        func tracked(_ settings: WristRateTracker.Settings) throws -> [(start: Double, bpm: Double?)] {
+        func tracked(_ settings: WristRateTracker.Settings) throws -> [WristRateTracker.Estimate] {
             let tracker: WristRateTracker
             do {
                 tracker = try WristRateTracker(sampleRate: recording.sampleRate, channels: recording.ppg.count, settings: settings)
             } catch let error as InvalidSettings {
                 throw InputError(.badRate, "\(path): \(error.description)")  // a rate the tracker cannot use
             }
-            return recording.track(with: tracker).map { ($0.start, $0.bpm) }
+            return recording.track(with: tracker)
         }
         var without = options.settings
         without.motionSuppression = 0
@@ -102,7 +106,10 @@ public struct WristEvaluation: Sendable {
             }
             return Scores(errors: errors, answered: errors.count, windows: windows)
         }
-        return WristEvaluation(name: name, withMotion: score(try tracked(options.settings)),
-                               withoutMotion: score(try tracked(without)), fingertipPipeline: score(fingertip))
+        let with = try tracked(options.settings)
+        return WristEvaluation(name: name, withMotion: score(with.map { ($0.start, $0.bpm) }),
+                               withMotionEveryWindow: score(with.map { ($0.start, $0.bestGuessBPM) }),
+                               withoutMotion: score(try tracked(without).map { ($0.start, $0.bestGuessBPM) }),
+                               fingertipPipeline: score(fingertip))
     }
 }

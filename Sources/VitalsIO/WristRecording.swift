@@ -73,10 +73,12 @@ public struct WristRecording: Sendable {
     }
 
     /// The `vitals heart-rate --motion --json` document: the top-level fields of ``HeartRateReport``
-    /// (the windows are the tracker's; no beats or HRV, which a running wrist does not give
-    /// reliably; `quality` describes the method) plus each window's `motion_bpm`.
+    /// (the windows are the tracker's; `heart_rate` is the median of the answered windows; no beats
+    /// or HRV, which a running wrist does not give reliably; `quality` describes the method) plus each
+    /// window's `motion_bpm`, why it was `declined` (null when answered) and its `best_guess_bpm`.
     public func report(input: String, estimates: [WristRateTracker.Estimate], tracker: WristRateTracker) -> JSON {
-        let whole = estimates.isEmpty ? nil : Statistics.median(estimates.map(\.bpm))
+        let answered = estimates.filter { $0.bpm != nil }
+        let whole = answered.isEmpty ? nil : Statistics.median(answered.compactMap(\.bpm))
         return .object([
             ("input", .string(input)),
             ("duration_s", .num(duration, digits: 3)),
@@ -84,13 +86,15 @@ public struct WristRecording: Sendable {
             ("sample_rate_hz", .num(sampleRate, digits: 3)),
             ("heart_rate", .object([
                 ("bpm", .num(whole, digits: 2)),
-                ("confidence", .num(estimates.isEmpty ? nil : Statistics.median(estimates.map(\.confidence)), digits: 3)),
+                ("confidence", .num(answered.isEmpty ? nil : Statistics.median(answered.map(\.confidence)), digits: 3)),
             ])),
             ("windows", .array(estimates.map { e in
                 .object([
                     ("start_s", .num(e.start, digits: 3)), ("end_s", .num(e.end, digits: 3)),
                     ("bpm", .num(e.bpm, digits: 2)), ("confidence", .num(e.confidence, digits: 3)),
                     ("motion_bpm", .num(e.motionBPM, digits: 2)),
+                    ("declined", e.declined.map { .string($0.rawValue) } ?? .null),
+                    ("best_guess_bpm", .num(e.bestGuessBPM, digits: 2)),
                 ])
             })),
             ("beats", .array([])),
@@ -102,6 +106,7 @@ public struct WristRecording: Sendable {
                 ("window_s", .num(tracker.windowDuration, digits: 4)),
                 ("hop_s", .num(tracker.hopDuration, digits: 4)),
                 ("gaps", .num(Double(gaps.count))),
+                ("answered_windows", .num(Double(answered.count))),
             ])),
         ])
     }

@@ -33,7 +33,8 @@ struct EvalWrist: ParsableCommand {
             warn("\(r.name): no truth window lies inside the recording (missing truth values, or a recording shorter than a window): not scored")
         }
         let methods: [(String, KeyPath<WristEvaluation, WristEvaluation.Scores>)] = [
-            ("with_motion", \.withMotion), ("without_motion", \.withoutMotion), ("fingertip_pipeline", \.fingertipPipeline),
+            ("with_motion", \.withMotion), ("with_motion_every_window", \.withMotionEveryWindow),
+            ("without_motion", \.withoutMotion), ("fingertip_pipeline", \.fingertipPipeline),
         ]
         func summary(_ path: KeyPath<WristEvaluation, WristEvaluation.Scores>) -> (meanOfMAE: Double, mae: Double, within5: Double, within10: Double, answered: Double) {
             let scores = results.map { $0[keyPath: path] }
@@ -63,12 +64,13 @@ struct EvalWrist: ParsableCommand {
             ]).serialized())
             return
         }
-        print("recording          windows | with accelerometer: MAE  <=5   <=10 | without: MAE  <=10 | fingertip pipeline: answered  MAE")
+        print("recording          windows | with accelerometer: answered  MAE  <=5   <=10 | every window: MAE | without: MAE  <=10 | fingertip pipeline: answered  MAE")
         for r in results {
-            let a = r.withMotion, b = r.withoutMotion, c = r.fingertipPipeline
-            print(String(format: "%@ %7d | %24.1f %4.0f%% %4.0f%% | %12.1f %4.0f%% | %28.0f%% %5.1f",
-                         r.name.padding(toLength: max(18, r.name.count), withPad: " ", startingAt: 0), a.windows, a.meanAbsoluteError, 100 * a.within(5), 100 * a.within(10),
-                         b.meanAbsoluteError, 100 * b.within(10),
+            let a = r.withMotion, e = r.withMotionEveryWindow, b = r.withoutMotion, c = r.fingertipPipeline
+            print(String(format: "%@ %7d | %28.0f%% %4.1f %4.0f%% %4.0f%% | %17.1f | %12.1f %4.0f%% | %28.0f%% %5.1f",
+                         r.name.padding(toLength: max(18, r.name.count), withPad: " ", startingAt: 0), a.windows,
+                         100 * Double(a.answered) / Double(max(1, a.windows)), a.meanAbsoluteError, 100 * a.within(5), 100 * a.within(10),
+                         e.meanAbsoluteError, b.meanAbsoluteError, 100 * b.within(10),
                          100 * Double(c.answered) / Double(max(1, c.windows)), c.meanAbsoluteError))
         }
         for (name, path) in methods {

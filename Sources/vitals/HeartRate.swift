@@ -164,10 +164,12 @@ struct HeartRate: ParsableCommand {
         }
         print(String(format: "%@: %.1f s at %.1f Hz (PPG %@, motion %@)", path, recording.duration, recording.sampleRate,
                      recording.ppgColumns.joined(separator: ","), recording.motionColumns.joined(separator: ",")))
-        if !estimates.isEmpty {
-            let bpm = estimates.map(\.bpm)
-            print(String(format: "heart rate  median %.1f bpm (%.1f-%.1f over %d windows of %g s)", Statistics.median(bpm),
-                         bpm.min()!, bpm.max()!, estimates.count, tracker.windowDuration))
+        let bpm = estimates.compactMap(\.bpm)
+        if !bpm.isEmpty {
+            print(String(format: "heart rate  median %.1f bpm (%.1f-%.1f over %d of %d windows of %g s)", Statistics.median(bpm),
+                         bpm.min()!, bpm.max()!, bpm.count, estimates.count, tracker.windowDuration))
+        } else if !estimates.isEmpty {
+            print("heart rate  not reported: every window was declined (\(Set(estimates.compactMap { $0.declined?.rawValue }).sorted().joined(separator: ", ")))")
         }
         guard window != nil || hop != nil else {
             if !estimates.isEmpty { print("(--window \(tracker.windowDuration.formatted()) lists the windows; --json gives them all)") }
@@ -175,7 +177,8 @@ struct HeartRate: ParsableCommand {
         }
         for e in estimates {
             let movement = e.motionBPM.map { String(format: "movement at %5.1f bpm", $0) } ?? "no movement"
-            print(String(format: "  %7.1f-%7.1f s  %6.1f bpm  confidence %.2f  %@", e.start, e.end, e.bpm, e.confidence, movement))
+            let rate = e.bpm.map { String(format: "%6.1f bpm", $0) } ?? "     - (\(e.declined!.rawValue.replacingOccurrences(of: "_", with: " ")))"
+            print(String(format: "  %7.1f-%7.1f s  %@  confidence %.2f  %@", e.start, e.end, rate, e.confidence, movement))
         }
     }
 
