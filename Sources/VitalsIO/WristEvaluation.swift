@@ -49,6 +49,11 @@ public struct WristEvaluation: Sendable {
     public var withMotionEveryWindow: Scores
     public var withoutMotion: Scores
     public var fingertipPipeline: Scores
+    /// Truth rows without a value (not scored).
+    public var missingTruth = 0
+    /// Truth windows inside the recording with no tracker window starting within a quarter hop of
+    /// theirs (counted as not answered).
+    public var truthOffTheGrid = 0
 
     /// Every `NAME.csv` of `directory` that has a `NAME_bpm.csv` beside it, in name order.
     /// - Throws: `InputError` for a folder without such pairs or a file that cannot be read.
@@ -71,8 +76,22 @@ public struct WristEvaluation: Sendable {
         let path = (directory as NSString).appendingPathComponent("\(name).csv")
         let csv = try CSVFile(path: path)
         let truthCSV = try CSVFile(path: (directory as NSString).appendingPathComponent("\(name)_bpm.csv"))
-        let truthColumns = try truthCSV.numericColumns(["window_start_s", "bpm"].map { try truthCSV.requireColumn($0) })
-        let truth = zip(truthColumns[0], truthColumns[1]).map { (start: $0, bpm: $1) }.filter { $0.start.isFinite && $0.bpm.isFinite }
+        let truthColumns = try truthCSV.numericColumns(["window_start_s", "window_end_s", "bpm"].map { try truthCSV.requireColumn($0) })
+        let length = options.settings.windowSeconds
+        var truth: [(start: Double, bpm: Double)] = []
+        var missingTruth = 0
+        for i in truthColumns[0].indices {
+            let (start, end, bpm) = (truthColumns[0][i], truthColumns[1][i], truthColumns[2][i])
+            guard start.isFinite, end.isFinite, bpm.isFinite else { missingTruth += 1; continue }
+            let line = "\(truthCSV.source): line \(truthCSV.lineNumber(ofRow: i))"
+            guard abs(end - start - length) <= 0.05 else {
+                throw InputError(.badOption, String(format: "%@: a truth window of %g s; the tracker's windows are %g s", line, end - start, length))
+            }
+            guard (20...300).contains(bpm) else {
+                throw InputError(.notANumber, String(format: "%@: a heart rate of %g bpm is no truth (20-300 bpm)", line, bpm))
+            }
+            truth.append((start, bpm))
+        }
         // The stated rate is for files without times; a time column gives its own.
         let timed = csv.columnIndex("time_s") != nil || csv.columnIndex("time_ms") != nil
         let recording = try WristRecording.load(csv, ppgColumns: options.ppgColumns, motionColumns: options.motionColumns,
@@ -90,26 +109,26 @@ public struct WristEvaluation: Sendable {
         without.motionSuppression = 0
         let analysis = PulseAnalysis.run(recording.times.indices.lazy.map { PulseInput.ppg(time: recording.times[$0], value: recording.ppg[0][$0]) },
                                          sampleRate: recording.sampleRate)
-        let length = options.settings.windowSeconds
         let fingertip = truth.map { t in (start: t.start, bpm: analysis.window(start: t.start, length: length).bpm) }
         let tolerance = options.settings.hopSeconds / 4
+        // Truth windows the recording does not cover in full have no estimate: not scored.
+        let inside = truth.filter { $0.start >= 0 && $0.start + length <= recording.duration + 1 / recording.sampleRate + 1e-9 }
         func score(_ estimates: [(start: Double, bpm: Double?)]) -> Scores {
             var errors: [Double] = []
-            var windows = 0
-            for t in truth {
-                // Truth windows the recording does not cover in full have no estimate: not scored.
-                guard t.start + length <= recording.duration + 1 / recording.sampleRate + 1e-9 else { continue }
-                windows += 1
+            for t in inside {
                 if let e = estimates.first(where: { abs($0.start - t.start) <= tolerance }), let bpm = e.bpm {
                     errors.append(bpm - t.bpm)
                 }
             }
-            return Scores(errors: errors, answered: errors.count, windows: windows)
+            return Scores(errors: errors, answered: errors.count, windows: inside.count)
         }
         let with = try tracked(options.settings)
-        return WristEvaluation(name: name, withMotion: score(with.map { ($0.start, $0.bpm) }),
+        var result = WristEvaluation(name: name, withMotion: score(with.map { ($0.start, $0.bpm) }),
                                withMotionEveryWindow: score(with.map { ($0.start, $0.bestGuessBPM) }),
                                withoutMotion: score(try tracked(without).map { ($0.start, $0.bestGuessBPM) }),
                                fingertipPipeline: score(fingertip))
+        result.missingTruth = missingTruth
+        result.truthOffTheGrid = inside.filter { t in !with.contains { abs($0.start - t.start) <= tolerance } }.count
+        return result
     }
 }

@@ -29,8 +29,14 @@ struct EvalWrist: ParsableCommand {
         var options = WristEvaluation.Options()
         options.rate = rate
         let results = try CLIError.wrap { try WristEvaluation.run(directory: directory, options: options) }
-        for r in results where r.withMotion.windows == 0 {
-            warn("\(r.name): no truth window lies inside the recording (missing truth values, or a recording shorter than a window): not scored")
+        for r in results {
+            if r.withMotion.windows == 0 {
+                warn("\(r.name): no truth window lies inside the recording (missing truth values, or a recording shorter than a window): not scored")
+            }
+            if r.missingTruth > 0 { warn("\(r.name): \(r.missingTruth) truth row(s) without a value: not scored") }
+            if r.truthOffTheGrid > 0 {
+                warn("\(r.name): \(r.truthOffTheGrid) truth window(s) start off the tracker's 2-s grid (no estimate within 0.5 s): counted as not answered")
+            }
         }
         let methods: [(String, KeyPath<WristEvaluation, WristEvaluation.Scores>)] = [
             ("with_motion", \.withMotion), ("with_motion_every_window", \.withMotionEveryWindow),

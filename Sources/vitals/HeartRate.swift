@@ -145,8 +145,11 @@ struct HeartRate: ParsableCommand {
                 throw InputError(.badOption, "\(path): \(error.description)")
             }
         }
+        // Windows come only where there are samples: a recording of two half hours a day apart has
+        // a half hour's windows twice, not a day's.
+        let covered = recording.duration - recording.gaps.reduce(0) { $0 + ($1.to - $1.from) }
         try CLIError.wrap {
-            try HeartRateReport.checkWindows(duration: recording.duration, length: tracker.windowDuration,
+            try HeartRateReport.checkWindows(duration: covered, length: tracker.windowDuration,
                                              hop: tracker.hopDuration, source: path)
         }
         for note in recording.notes { warn(note) }
@@ -155,7 +158,9 @@ struct HeartRate: ParsableCommand {
         }
         let estimates = recording.track(with: tracker)
         if estimates.isEmpty {
-            warn(String(format: "%@: %.1f s is shorter than one %g-s window: no rate", path, recording.duration, tracker.windowDuration))
+            warn(recording.duration >= tracker.windowDuration
+                 ? String(format: "%@: no stretch between the gaps lasts one %g-s window: no rate", path, tracker.windowDuration)
+                 : String(format: "%@: %.1f s is shorter than one %g-s window: no rate", path, recording.duration, tracker.windowDuration))
         }
         let report = recording.report(input: path, estimates: estimates, tracker: tracker)
         if json {

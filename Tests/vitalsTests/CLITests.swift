@@ -272,6 +272,15 @@ struct CLITests {
         let scoredDoc = try #require(try JSONSerialization.jsonObject(with: Data(scored.stdout.utf8)) as? [String: Any])
         let overall = try #require((scoredDoc["overall"] as? [String: Any])?["with_motion"] as? [String: Any])
         #expect((overall["mae_bpm"] as? Double ?? 99) < 2)
+        // Truth that does not fit: windows of another length, a rate that is no heart rate, windows
+        // off the tracker's grid (a warning, counted as not answered).
+        for (truth, said) in [("0,30,120\n", "a truth window of 30 s"), ("0,8,0\n", "0 bpm is no truth"),
+                              ("1,9,120\n3,11,120\n", "start off the tracker's 2-s grid")] {
+            try ("window_start_s,window_end_s,bpm\n" + truth).write(toFile: dir + "/set/run_bpm.csv", atomically: true, encoding: .utf8)
+            let bad = try vitals(["eval", "wrist", "set"], in: dir)
+            #expect(bad.stderr.contains(said), "\(truth): \(bad.stderr)")
+            #expect(bad.errorLines.count == 1, "\(bad.stderr)")
+        }
         let notAFolder = try vitals(["eval", "wrist", "wrist.csv"], in: dir)
         #expect(notAFolder.status != 0 && notAFolder.errorLines.count == 1 && notAFolder.stderr.contains("is a file"))
 
