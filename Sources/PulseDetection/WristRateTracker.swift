@@ -55,8 +55,9 @@ public struct WristRateTracker: Sendable {
         public var refineBPM: Double = 4.4
         /// Longer silences between samples start the tracker afresh, seconds.
         public var maximumGap: Double = 1
-        /// Windows with a lower confidence are declined (``Decline/lowConfidence``), 0...1. 0.1: on
-        /// SPC 2015 the windows below it are 4 % of all, with a mean error of 9 bpm (README).
+        /// Windows with a lower confidence are declined (``Decline/lowConfidence``), 0...1. On SPC 2015
+        /// (`vitals eval wrist`) 0.1 and the other declines leave 95.7 % of the windows answered, and
+        /// their mean error falls from 1.74 bpm (every window) to 1.41.
         public var minimumConfidence: Double = 0.1
         public init() {}
     }
