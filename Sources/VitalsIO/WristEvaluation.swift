@@ -109,26 +109,33 @@ public struct WristEvaluation: Sendable {
         without.motionSuppression = 0
         let analysis = PulseAnalysis.run(recording.times.indices.lazy.map { PulseInput.ppg(time: recording.times[$0], value: recording.ppg[0][$0]) },
                                          sampleRate: recording.sampleRate)
-        let fingertip = truth.map { t in (start: t.start, bpm: analysis.window(start: t.start, length: length).bpm) }
-        let tolerance = options.settings.hopSeconds / 4
         // Truth windows the recording does not cover in full have no estimate: not scored.
         let inside = truth.filter { $0.start >= 0 && $0.start + length <= recording.duration + 1 / recording.sampleRate + 1e-9 }
-        func score(_ estimates: [(start: Double, bpm: Double?)]) -> Scores {
-            var errors: [Double] = []
-            for t in inside {
-                if let e = estimates.first(where: { abs($0.start - t.start) <= tolerance }), let bpm = e.bpm {
-                    errors.append(bpm - t.bpm)
-                }
+        let hop = options.settings.hopSeconds, tolerance = hop / 4
+        /// The estimate starting within `tolerance` of a truth window's start (estimates start a hop
+        /// apart, so at most one does), found by its nearest hop index rather than a scan of them all.
+        func matcher(_ estimates: [WristRateTracker.Estimate]) -> (Double) -> WristRateTracker.Estimate? {
+            var byHop: [Int: Int] = [:]
+            for (i, e) in estimates.enumerated() where byHop[Int((e.start / hop).rounded())] == nil {
+                byHop[Int((e.start / hop).rounded())] = i
             }
+            return { start in
+                let k = Int((start / hop).rounded())
+                return [k, k - 1, k + 1].lazy.compactMap { byHop[$0] }.map { estimates[$0] }
+                    .first { abs($0.start - start) <= tolerance }
+            }
+        }
+        func score(_ bpm: (_ start: Double) -> Double?) -> Scores {
+            let errors = inside.compactMap { t in bpm(t.start).map { $0 - t.bpm } }
             return Scores(errors: errors, answered: errors.count, windows: inside.count)
         }
-        let with = try tracked(options.settings)
-        var result = WristEvaluation(name: name, withMotion: score(with.map { ($0.start, $0.bpm) }),
-                               withMotionEveryWindow: score(with.map { ($0.start, $0.bestGuessBPM) }),
-                               withoutMotion: score(try tracked(without).map { ($0.start, $0.bestGuessBPM) }),
-                               fingertipPipeline: score(fingertip))
+        let with = matcher(try tracked(options.settings)), withoutMotion = matcher(try tracked(without))
+        var result = WristEvaluation(name: name, withMotion: score { with($0)?.bpm },
+                                     withMotionEveryWindow: score { with($0)?.bestGuessBPM },
+                                     withoutMotion: score { withoutMotion($0)?.bestGuessBPM },
+                                     fingertipPipeline: score { analysis.window(start: $0, length: length).bpm })
         result.missingTruth = missingTruth
-        result.truthOffTheGrid = inside.filter { t in !with.contains { abs($0.start - t.start) <= tolerance } }.count
+        result.truthOffTheGrid = inside.filter { with($0.start) == nil }.count
         return result
     }
 }
