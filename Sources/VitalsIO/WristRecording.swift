@@ -88,15 +88,7 @@ public struct WristRecording: Sendable {
                 ("bpm", .num(whole, digits: 2)),
                 ("confidence", .num(answered.isEmpty ? nil : Statistics.median(answered.map(\.confidence)), digits: 3)),
             ])),
-            ("windows", .array(estimates.map { e in
-                .object([
-                    ("start_s", .num(e.start, digits: 3)), ("end_s", .num(e.end, digits: 3)),
-                    ("bpm", .num(e.bpm, digits: 2)), ("confidence", .num(e.confidence, digits: 3)),
-                    ("motion_bpm", .num(e.motionBPM, digits: 2)),
-                    ("declined", e.declined.map { .string($0.rawValue) } ?? .null),
-                    ("best_guess_bpm", .num(e.bestGuessBPM, digits: 2)),
-                ])
-            })),
+            ("windows", Self.windowsJSON(estimates)),
             ("beats", .array([])),
             ("hrv", .null),
             ("quality", .object([
@@ -109,5 +101,18 @@ public struct WristRecording: Sendable {
                 ("answered_windows", .num(Double(answered.count))),
             ])),
         ])
+    }
+
+    /// The tracker's windows as `heart-rate --motion --json` lists them.
+    static func windowsJSON(_ estimates: [WristRateTracker.Estimate]) -> JSON {
+        .array(estimates.map { e in
+            .object([
+                ("start_s", .num(e.start, digits: 3)), ("end_s", .num(e.end, digits: 3)),
+                ("bpm", .num(e.bpm, digits: 2)), ("confidence", .num(e.confidence, digits: 3)),
+                ("motion_bpm", .num(e.motionBPM, digits: 2)),
+                ("declined", e.declined.map { .string($0.rawValue) } ?? .null),
+                ("best_guess_bpm", .num(e.bestGuessBPM, digits: 2)),
+            ])
+        })
     }
 }

@@ -16,6 +16,7 @@ struct Eval: ParsableCommand {
             EvalGait.self,
             EvalVideo.self,
             EvalWrist.self,
+            EvalSkin.self,
         ]
     )
 }

@@ -29,6 +29,14 @@ struct HeartRate: ParsableCommand {
         discussion: "The PPG's rate is tracked over windows (--window, default 8 s, every --hop, default 2 s or the window if shorter) with the accelerometer's spectrum as the motion reference, so the steps and the arm's swing are not taken for the pulse. No beats or HRV in this mode."))
     var motion: String?
 
+    @Flag(help: ArgumentHelp(
+        "The colour is of skin seen from a distance (a face, a forehead, a cheek), not a fingertip on the lens.",
+        discussion: "Each frame's colour goes through a remote-pulse projection (--method) that cancels changes of brightness, then the rate is tracked over windows (--window, default 8 s, every --hop, default 2 s), declining windows without a clear spectral peak. No beats or HRV in this mode."))
+    var skin = false
+
+    @Option(help: "With --skin: how the colour channels are combined (pos, chrom or green).")
+    var method: RemotePulse.Method?
+
     @Option(help: "Sample rate in Hz, for files without a time_s or time_ms column.")
     var rate: Double?
 
@@ -52,7 +60,14 @@ struct HeartRate: ParsableCommand {
         }
         if let window, !(window > 0) { throw ValidationError("--window must be a positive number of seconds") }
         if let hop, !(hop > 0) { throw ValidationError("--hop must be a positive number of seconds") }
-        if hop != nil && window == nil && motion == nil { throw ValidationError("--hop needs --window") }
+        if hop != nil && window == nil && motion == nil && !skin { throw ValidationError("--hop needs --window") }
+        if method != nil && !skin { throw ValidationError("--method applies with --skin") }
+        if skin {
+            if input == nil { throw ValidationError("--skin needs an INPUT file (colour means or a video of skin)") }
+            if motion != nil || column != nil || polarity != .asRecorded {
+                throw ValidationError("--skin reads the colour means (r,g,b) or a video's frames: no --motion, --column or --polarity")
+            }
+        }
         if motion != nil {
             if input == nil || column == nil { throw ValidationError("--motion needs an INPUT file and its PPG --column") }
             if polarity != .asRecorded { throw ValidationError("--polarity does not apply with --motion (a rate has no sign)") }
@@ -63,6 +78,7 @@ struct HeartRate: ParsableCommand {
 
     func run() throws {
         if let motion, let input, let column { return try runWrist(path: input, ppg: column, motion: motion) }
+        if skin, let input { return try runSkin(path: input) }
         let path: String
         let bundled = input == nil
         if let input {
@@ -187,6 +203,51 @@ struct HeartRate: ParsableCommand {
         }
     }
 
+    /// `--skin`: the remote pulse of the colour means (a CSV's or a video's frames).
+    private func runSkin(path: String) throws {
+        let recording = try CLIError.wrap { () throws -> PulseRecording in
+            if VideoFile.hasVideoExtension(path) {
+                if rate != nil { throw InputError(.badOption, "\(path): --rate applies to CSV recordings, not to videos") }
+                let progress = ProgressBar(label: URL(fileURLWithPath: path).lastPathComponent)
+                let means = try VideoColorMeans(path: path, options: .init(maxDimension: 160), progress: progress.update)
+                progress.finish()
+                if let issues = means.decodingIssues { warn(issues.warning(path: path)) }
+                return try PulseRecording.colors(means.samples, source: path)
+            }
+            return try PulseRecording.load(path: path, rate: rate)
+        }
+        let skinRecording = try CLIError.wrap { try SkinRecording(source: path, regions: [("whole frame", recording)]) }
+        var pulse = RemotePulse.Settings()
+        if let method { pulse.method = method }
+        var settings = SkinRecording.trackerSettings
+        if let window { settings.windowSeconds = window }
+        settings.hopSeconds = hop ?? min(settings.hopSeconds, settings.windowSeconds)
+        let analysis = try CLIError.wrap {
+            do {
+                return try skinRecording.analyse(pulse: pulse, tracker: settings)
+            } catch let error as InvalidSettings {
+                throw InputError(.badOption, "\(path): \(error.description)")
+            }
+        }
+        for note in recording.notes { warn(note) }
+        if analysis.estimates.isEmpty {
+            warn(String(format: "%@: %.1f s holds no %g-s window: no rate", path, recording.duration, settings.windowSeconds))
+        }
+        if json {
+            print(skinRecording.report(input: path, analysis: analysis, pulse: pulse, tracker: settings).serialized())
+            return
+        }
+        print(String(format: "%@: %.1f s at %.1f Hz, remote pulse (%@), %d of %d frames left out", path, recording.duration,
+                     recording.sampleRate, pulse.method.rawValue, analysis.rejectedFrames[0], skinRecording.colors[0].count))
+        let bpm = analysis.estimates.compactMap(\.bpm)
+        if let hr = analysis.heartRate {
+            print(String(format: "heart rate  median %.1f bpm (%.1f-%.1f over %d of %d windows of %g s)", hr,
+                         bpm.min()!, bpm.max()!, bpm.count, analysis.estimates.count, settings.windowSeconds))
+        } else if !analysis.estimates.isEmpty {
+            print("heart rate  not reported: every window was declined (\(Set(analysis.estimates.compactMap { $0.declined?.rawValue }).sorted().joined(separator: ", ")))")
+        }
+    }
+
     private func printSummary(recording: PulseRecording, analysis: PulseAnalysis, report: JSON,
                               windows: (Double, Double)?) {
         print(String(format: "%@: %.1f s at %.1f Hz (%@)", recording.source, recording.duration, recording.sampleRate, recording.columns))
@@ -233,3 +294,4 @@ struct HeartRate: ParsableCommand {
 }
 
 extension PulseRecording.Polarity: ExpressibleByArgument {}
+extension RemotePulse.Method: ExpressibleByArgument {}

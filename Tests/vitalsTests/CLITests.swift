@@ -219,6 +219,46 @@ struct CLITests {
         return text
     }
 
+    /// Skin seen by a camera at 30 fps: a pulse at 96 bpm (0.3 % in green, in the blood's proportions)
+    /// under a brightness flicker at 70 bpm ten times its size.
+    @Test func heartRateOfSkinCancelsTheFlicker() throws {
+        let dir = try scratchFolder("skin")
+        var text = "time_s,r,g,b\n"
+        for n in 0..<900 {
+            let t = Double(n) / 30
+            let pulse = 0.003 * sin(2 * Double.pi * 1.6 * t), light = 1 + 0.03 * sin(2 * Double.pi * 70 / 60 * t)
+            text += String(format: "%.5f,%.5f,%.5f,%.5f\n", t, 150 * light * (1 + pulse * 0.33 / 0.77),
+                           100 * light * (1 + pulse), 80 * light * (1 + pulse * 0.53 / 0.77))
+        }
+        try text.write(toFile: dir + "/skin.csv", atomically: true, encoding: .utf8)
+        let run = try vitals(["heart-rate", "skin.csv", "--skin", "--json"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        for key in ["input", "duration_s", "sample_rate_hz", "heart_rate", "windows", "beats", "hrv", "quality"] {
+            #expect(doc.keys.contains(key), "\(key)")
+        }
+        let bpm = try #require((doc["heart_rate"] as? [String: Any])?["bpm"] as? Double)
+        #expect(abs(bpm - 96) < 1)
+        #expect((doc["windows"] as? [Any])?.count == 12)  // 8-s windows every 2 s over 30 s
+        let green = try vitals(["heart-rate", "skin.csv", "--skin", "--method", "green", "--json"], in: dir)
+        let greenDoc = try #require(try JSONSerialization.jsonObject(with: Data(green.stdout.utf8)) as? [String: Any])
+        #expect(abs(((greenDoc["heart_rate"] as? [String: Any])?["bpm"] as? Double ?? 0) - 70) < 1)
+
+        let cases: [([String], String)] = [
+            (["skin.csv", "--method", "pos"], "--method applies with --skin"),
+            (["--skin"], "--skin needs an INPUT"),
+            (["skin.csv", "--skin", "--column", "g"], "--skin reads the colour means"),
+            (["skin.csv", "--skin", "--method", "ica"], "ica"),
+            (["skin.csv", "--skin", "--window", "0.5"], "window"),
+        ]
+        for (arguments, phrase) in cases {
+            let bad = try vitals(["heart-rate"] + arguments, in: dir)
+            #expect(bad.status != 0, "\(arguments)")
+            #expect(bad.errorLines.count == 1, "\(arguments): \(bad.stderr)")
+            #expect(bad.stderr.contains(phrase), "\(arguments): \(bad.stderr)")
+        }
+    }
+
     @Test func heartRateWithMotionTracksTheWristPulse() throws {
         let dir = try scratchFolder("wrist")
         try Self.wristCSV().write(toFile: dir + "/wrist.csv", atomically: true, encoding: .utf8)

@@ -1,0 +1,101 @@
+import Foundation
+import PulseDetection
+import SignalProcessing
+
+/// The remote pulse of videos of skin against a heart rate per video: `vitals eval skin`.
+///
+/// A folder (or each of its subfolders) holds `truth.csv` (columns `video,hr_bpm`) and, for each
+/// video, one or more videos of its skin regions named `VIDEO_REGION.EXT` (or one `VIDEO.EXT`), as
+/// the skin-patch set in `../shared/data/rppg-skin` (forehead and cheeks cut from face videos).
+/// Each region's frames are averaged whole; the video's rate is tracked over its regions together.
+public struct SkinEvaluation: Sendable {
+    /// The subfolder (cohort) the video is in; "" for the folder itself.
+    public var group: String
+    public var video: String
+    public var truth: Double
+    public var regions: [String]
+    /// Each region alone: the median of its answered windows, bpm (nil when none was answered).
+    public var regionRates: [Double?]
+    /// The regions together.
+    public var heartRate: Double?
+    public var windows: Int
+    public var answeredWindows: Int
+    /// Frames left out, summed over the regions, and the frames of one region.
+    public var rejectedFrames: Int
+    public var frames: Int
+    public var duration: Double
+
+    /// - Throws: `InputError` for a folder without `truth.csv` (itself or a subfolder), a truth row
+    ///   without a video or a plausible rate (20-300 bpm), a video without region files, or a video
+    ///   that cannot be decoded.
+    public static func run(directory: String, method: RemotePulse.Method = .pos,
+                           progress: ((String) -> Void)? = nil) throws -> [SkinEvaluation] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw InputError(.fileNotFound, "\(directory): not a folder (eval skin takes a folder with truth.csv and the videos)")
+        }
+        let entries = try directoryEntries(directory)
+        var groups: [String] = entries.contains("truth.csv") ? [""] : []
+        for name in entries where name != "truth.csv" {
+            let sub = (directory as NSString).appendingPathComponent(name)
+            if FileManager.default.fileExists(atPath: (sub as NSString).appendingPathComponent("truth.csv")) { groups.append(name) }
+        }
+        guard !groups.isEmpty else {
+            throw InputError(.fileNotFound, "\(directory): no truth.csv (columns video,hr_bpm) in the folder or its subfolders")
+        }
+        var out: [SkinEvaluation] = []
+        for group in groups {
+            let folder = group.isEmpty ? directory : (directory as NSString).appendingPathComponent(group)
+            let files = try directoryEntries(folder).filter(VideoFile.hasVideoExtension)
+            let truthCSV = try CSVFile(path: (folder as NSString).appendingPathComponent("truth.csv"))
+            let videoColumn = try truthCSV.requireColumn("video")
+            let rates = try truthCSV.numericColumns([try truthCSV.requireColumn("hr_bpm")])[0]
+            let videos = truthCSV.stringColumn(videoColumn)
+            for row in rates.indices {
+                let video = videos[row].trimmingCharacters(in: .whitespaces)
+                let line = "\(truthCSV.source): line \(truthCSV.lineNumber(ofRow: row))"
+                guard !video.isEmpty else { throw InputError(.badOption, "\(line): no video name") }
+                guard (20...300).contains(rates[row]) else {
+                    throw InputError(.notANumber, String(format: "%@: a heart rate of %g bpm is no truth (20-300 bpm)", line, rates[row]))
+                }
+                let regionFiles = files.filter {
+                    let stem = ($0 as NSString).deletingPathExtension
+                    return stem == video || stem.hasPrefix(video + "_")
+                }
+                guard !regionFiles.isEmpty else {
+                    throw InputError(.fileNotFound, "\(line): no video \(video).EXT or \(video)_REGION.EXT in \(folder)")
+                }
+                progress?(group.isEmpty ? video : "\(group)/\(video)")
+                out.append(try evaluate(group: group, video: video, truth: rates[row], folder: folder,
+                                        files: regionFiles, method: method))
+            }
+        }
+        return out
+    }
+
+    static func evaluate(group: String, video: String, truth: Double, folder: String, files: [String],
+                         method: RemotePulse.Method) throws -> SkinEvaluation {
+        let regions = try files.map { file -> (name: String, recording: PulseRecording) in
+            let path = (folder as NSString).appendingPathComponent(file)
+            let means = try VideoColorMeans(path: path, options: .init(maxDimension: 160))
+            let stem = (file as NSString).deletingPathExtension
+            let name = stem == video ? "whole frame" : String(stem.dropFirst(video.count + 1))
+            return (name, try PulseRecording.colors(means.samples, source: path))
+        }
+        var pulse = RemotePulse.Settings()
+        pulse.method = method
+        let source = group.isEmpty ? video : "\(group)/\(video)"
+        func analysis(_ regions: [(name: String, recording: PulseRecording)]) throws -> SkinRecording.Analysis {
+            try SkinRecording(source: source, regions: regions).analyse(pulse: pulse)
+        }
+        let together = try analysis(regions)
+        let recording = try SkinRecording(source: source, regions: regions)
+        return SkinEvaluation(
+            group: group, video: video, truth: truth, regions: regions.map(\.name),
+            regionRates: try regions.map { try analysis([$0]).heartRate },
+            heartRate: together.heartRate, windows: together.estimates.count,
+            answeredWindows: together.estimates.filter { $0.bpm != nil }.count,
+            rejectedFrames: together.rejectedFrames.reduce(0, +), frames: recording.colors[0].count,
+            duration: recording.duration)
+    }
+}

@@ -1,0 +1,160 @@
+import PulseDetection
+import SignalProcessing
+
+/// Mean colours of one or more regions of skin seen by a camera over the same frames (a face's
+/// forehead and cheeks; a video of a skin patch each), for the remote pulse: ``RemotePulse`` turns
+/// each region's colours into a pulse signal, and ``WristRateTracker`` (without a motion reference)
+/// tracks the rate over the regions together, declining windows whose spectrum holds no clear peak.
+public struct SkinRecording: Sendable {
+    public var source: String
+    /// The regions' names, in the order of `colors`.
+    public var regions: [String]
+    /// Per region, one colour per frame; times in seconds from the first frame, the same in every region.
+    public var colors: [[ColorSample]]
+    /// The nominal frame rate, Hz.
+    public var sampleRate: Double
+    /// Silences over 1 s, where the analysis starts afresh.
+    public var gaps: [(from: Double, to: Double)]
+    /// Corrections made while reading, one sentence each.
+    public var notes: [String]
+
+    /// Seconds from the first frame to the last.
+    public var duration: Double { colors.first?.last?.time ?? 0 }
+
+    /// Regions read as ``PulseRecording``s of colour means (validated times and values).
+    /// - Throws: `InputError` when there is no region, or the regions' frames differ in number or time.
+    public init(source: String, regions: [(name: String, recording: PulseRecording)]) throws {
+        guard let first = regions.first else { throw InputError(.badOption, "\(source): no skin region to analyse") }
+        let colors = regions.map { region in
+            region.recording.inputs.compactMap { input -> ColorSample? in
+                if case .color(let c) = input { return c }
+                return nil
+            }
+        }
+        guard colors[0].count == first.recording.inputs.count else {
+            throw InputError(.badOption, "\(first.recording.source): the remote pulse needs colour means (r,g,b), not a signal column")
+        }
+        for (k, region) in regions.enumerated().dropFirst() {
+            guard colors[k].count == colors[0].count,
+                  zip(colors[k], colors[0]).allSatisfy({ abs($0.time - $1.time) < 1e-6 }) else {
+                throw InputError(.badOption, "\(source): the regions '\(first.name)' and '\(region.name)' do not share their frames (\(colors[0].count) and \(colors[k].count) frames)")
+            }
+        }
+        self.source = source
+        self.regions = regions.map(\.name)
+        self.colors = colors
+        sampleRate = first.recording.sampleRate
+        gaps = first.recording.gaps
+        notes = regions.flatMap(\.recording.notes)
+    }
+
+    /// The remote pulse of every region and the rate tracked over them together.
+    public struct Analysis: Sendable {
+        /// Per region, the pulse signal (one sample per frame that had a usable time).
+        public var pulse: [[RemotePulse.Sample]]
+        /// Per region, frames left out (see ``RemotePulse/rejectedFrames``).
+        public var rejectedFrames: [Int]
+        /// Per region, whether it went into the rate: not when most of its frames were left out
+        /// (over ``SkinRecording/maximumRejectedShare``), since its pulse is then mostly held colours.
+        public var used: [Bool]
+        public var estimates: [WristRateTracker.Estimate]
+        /// The rate the windows agree on, bpm (``RemotePulse/consensus(_:agreementBPM:minimumAgreement:)``);
+        /// nil when they do not.
+        public var heartRate: Double? { consensus.bpm }
+        public var consensus: (bpm: Double?, agreement: Double) { RemotePulse.consensus(estimates) }
+    }
+
+    /// Runs ``RemotePulse`` on each region (afresh after each gap), then one tracker over the
+    /// regions' pulses as its channels (the regions that kept most of their frames; none: no windows).
+    /// - Throws: `InvalidSettings` for settings the pulse or the tracker cannot use at this frame rate.
+    public func analyse(pulse settings: RemotePulse.Settings = .init(),
+                        tracker trackerSettings: WristRateTracker.Settings = SkinRecording.trackerSettings) throws -> Analysis {
+        var pulses: [[RemotePulse.Sample]] = []
+        var rejected: [Int] = []
+        for region in colors {
+            var remote = try RemotePulse(frameRate: sampleRate, settings: settings)
+            var out: [RemotePulse.Sample] = []
+            out.reserveCapacity(region.count)
+            var last: Double?
+            var count = 0
+            for c in region {
+                if let last, c.time - last > trackerSettings.maximumGap {
+                    count += remote.rejectedFrames
+                    out += remote.flush()
+                    remote = try RemotePulse(frameRate: sampleRate, settings: settings)
+                }
+                last = c.time
+                out += remote.process(time: c.time, red: c.red, green: c.green, blue: c.blue)
+            }
+            count += remote.rejectedFrames
+            out += remote.flush()
+            pulses.append(out)
+            rejected.append(count)
+        }
+        let frames = colors[0].count
+        let used = rejected.map { Double($0) <= Self.maximumRejectedShare * Double(frames) }
+        let kept = pulses.indices.filter { used[$0] }.map { pulses[$0] }
+        guard !kept.isEmpty else {
+            // The tracker's settings are still checked, so a bad window is an error whatever the video.
+            _ = try WristRateTracker(sampleRate: sampleRate, channels: 1, settings: trackerSettings)
+            return Analysis(pulse: pulses, rejectedFrames: rejected, used: used, estimates: [])
+        }
+        // Frames every region has a sample for (a region whose first frames were unusable starts later).
+        var shared = Set(kept[0].map(\.time))
+        for p in kept.dropFirst() { shared.formIntersection(p.map(\.time)) }
+        let aligned = kept.map { $0.filter { shared.contains($0.time) } }
+        let times = aligned[0].map(\.time)
+        let estimates = try WristRateTracker.run(times: times, ppg: aligned.map { $0.map(\.value) },
+                                                 acceleration: Array(repeating: .zero, count: times.count),
+                                                 sampleRate: sampleRate, settings: trackerSettings)
+        return Analysis(pulse: pulses, rejectedFrames: rejected, used: used, estimates: estimates)
+    }
+
+    /// A region whose frames were left out more often than this share goes into no rate.
+    public static let maximumRejectedShare = 0.5
+
+    /// The tracker's settings for skin seen by a camera: the wrist defaults (8-s windows every 2 s,
+    /// 40-200 bpm) with no motion reference to weigh, and windows declined below a confidence of 0.3,
+    /// which white noise in place of the skin's colour reached in 1-2 % of its windows (eight
+    /// generated 5-minute recordings; it reached 0.1, the wrist's threshold, in about half).
+    public static var trackerSettings: WristRateTracker.Settings {
+        var s = WristRateTracker.Settings()
+        s.motionSuppression = 0
+        s.minimumConfidence = 0.3
+        return s
+    }
+
+    /// The `vitals heart-rate --skin --json` document: the top-level fields of ``HeartRateReport``
+    /// (`heart_rate.bpm` is the rate the windows agree on, with the share that agree as `agreement`;
+    /// `confidence` is the median of the answered windows'; no beats or HRV: the remote pulse's beats
+    /// are not sharp enough to time), each window as `heart-rate --motion` gives it, and in `quality`
+    /// the method, the regions and the frames each region left out.
+    public func report(input: String, analysis: Analysis, pulse settings: RemotePulse.Settings,
+                       tracker: WristRateTracker.Settings = SkinRecording.trackerSettings) -> JSON {
+        let answered = analysis.estimates.filter { $0.bpm != nil }
+        return .object([
+            ("input", .string(input)),
+            ("duration_s", .num(duration, digits: 3)),
+            ("sample_rate_hz", .num(sampleRate, digits: 3)),
+            ("heart_rate", .object([
+                ("bpm", .num(analysis.heartRate, digits: 2)),
+                ("confidence", .num(answered.isEmpty ? nil : Statistics.median(answered.map(\.confidence)), digits: 3)),
+                ("agreement", .num(analysis.consensus.agreement, digits: 3)),
+            ])),
+            ("windows", WristRecording.windowsJSON(analysis.estimates)),
+            ("beats", .array([])),
+            ("hrv", .null),
+            ("quality", .object([
+                ("method", .string("remote pulse: \(settings.method.rawValue) projection of the skin's colour, spectrum tracked over windows")),
+                ("regions", .array(regions.map { .string($0) })),
+                ("rejected_frames", .array(analysis.rejectedFrames.map { .num(Double($0)) })),
+                ("regions_used", .array(analysis.used.map { .bool($0) })),
+                ("frames", .num(Double(colors.first?.count ?? 0))),
+                ("window_s", .num(tracker.windowSeconds, digits: 4)),
+                ("hop_s", .num(tracker.hopSeconds, digits: 4)),
+                ("gaps", .num(Double(gaps.count))),
+                ("answered_windows", .num(Double(answered.count))),
+            ])),
+        ])
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import SignalProcessing
+import Testing
+@testable import PulseDetection
+
+/// Skin colour as a camera sees it: a base colour times a brightness, plus the pulse's colour change
+/// in the blood's proportions across R, G, B (de Haan and van Leest 2014: 0.33, 0.77, 0.53) and
+/// sensor noise per frame and channel.
+private struct SkinClip {
+    var bpm = 72.0
+    var frameRate = 30.0
+    var seconds = 60.0
+    /// Pulsatile change in green, as a fraction of the level.
+    var pulse = 0.003
+    /// Noise per frame and channel, as a fraction of the level.
+    var noise = 0.001
+    /// A brightness change (all channels in proportion): depth and rate, Hz.
+    var brightness = (depth: 0.0, rate: 0.0)
+    /// Frames lit by a white flash (every channel +`flash` of 255).
+    var flashEvery: Int?
+    var flash = 80.0
+    var base = SIMD3<Double>(150, 100, 80)
+    var seed: UInt64 = 1
+
+    func frames() -> [(time: Double, rgb: SIMD3<Double>)] {
+        var rng = SplitMix64(seed: seed)
+        let signature = SIMD3<Double>(0.33, 0.77, 0.53) / 0.77
+        return (0..<Int(seconds * frameRate)).map { n in
+            let t = Double(n) / frameRate
+            let phase = 2 * Double.pi * bpm / 60 * t
+            let wave = sin(phase) + 0.4 * sin(2 * phase - 1)
+            let light = 1 + brightness.depth * sin(2 * Double.pi * brightness.rate * t)
+            var rgb = base * light * (1 + pulse * wave * signature)
+            rgb += base * noise * SIMD3(rng.gaussian(), rng.gaussian(), rng.gaussian())
+            if let every = flashEvery, n % every == every / 2 { rgb += SIMD3(repeating: flash) }
+            return (t, rgb)
+        }
+    }
+
+    /// The remote pulse of the clip, then the skin tracker's windows and their consensus.
+    func rate(_ method: RemotePulse.Method = .pos) throws -> (bpm: Double?, rejected: Int, samples: [RemotePulse.Sample]) {
+        let f = frames()
+        var settings = RemotePulse.Settings()
+        settings.method = method
+        let (samples, rejected) = try RemotePulse.run(times: f.map(\.time), red: f.map(\.rgb.x), green: f.map(\.rgb.y),
+                                                      blue: f.map(\.rgb.z), frameRate: frameRate, settings: settings)
+        var tracker = WristRateTracker.Settings()
+        tracker.motionSuppression = 0
+        let estimates = try WristRateTracker.run(times: samples.map(\.time), ppg: [samples.map(\.value)],
+                                                 acceleration: Array(repeating: .zero, count: samples.count),
+                                                 sampleRate: frameRate, settings: tracker)
+        return (RemotePulse.consensus(estimates).bpm, rejected, samples)
+    }
+}
+
+@Suite struct RemotePulseTests {
+    @Test(arguments: [45.0, 72, 110, 170])
+    func posFindsThePulseRate(bpm: Double) throws {
+        let rate = try #require(try SkinClip(bpm: bpm).rate().bpm)
+        #expect(abs(rate - bpm) < 1)
+    }
+
+    /// A brightness flicker at 90 bpm ten times the pulse's size: the projections cancel it, the
+    /// green channel alone follows it.
+    @Test func posAndChromCancelABrightnessFlickerThatGreenFollows() throws {
+        let clip = SkinClip(bpm: 72, brightness: (0.03, 1.5))
+        let pos = try #require(try clip.rate(.pos).bpm)
+        let chrom = try #require(try clip.rate(.chrom).bpm)
+        #expect(abs(pos - 72) < 1)
+        #expect(abs(chrom - 72) < 1)
+        let green = try #require(try clip.rate(.green).bpm)
+        #expect(abs(green - 90) < 1)
+    }
+
+    @Test func whiteFlashesAreLeftOutAndTheRateStays() throws {
+        let clip = SkinClip(bpm: 80, flashEvery: 47)
+        let flashes = clip.frames().indices.filter { $0 % 47 == 47 / 2 }.count
+        let result = try clip.rate()
+        #expect(result.rejected == flashes)
+        #expect(abs(try #require(result.bpm) - 80) < 1)
+        // Every frame keeps its place in the pulse signal.
+        #expect(result.samples.count == clip.frames().count)
+    }
+
+    @Test func noiseWithoutAPulseGetsNoRate() throws {
+        for seed in UInt64(1)...4 {
+            #expect(try SkinClip(pulse: 0, noise: 0.003, seed: seed).rate().bpm == nil)
+        }
+    }
+
+    @Test func anUnderExposedChannelGivesAFlatSignal() throws {
+        let result = try SkinClip(base: SIMD3(40, 3, 0.5)).rate()
+        #expect(result.samples.allSatisfy { $0.value == 0 })
+        #expect(result.bpm == nil)
+    }
+
+    @Test(arguments: [1, 7, 100, 1800])
+    func streamingInChunksEqualsTheBatchRun(chunk: Int) throws {
+        let f = SkinClip(seconds: 60, flashEvery: 31).frames()
+        let batch = try RemotePulse.run(times: f.map(\.time), red: f.map(\.rgb.x), green: f.map(\.rgb.y),
+                                        blue: f.map(\.rgb.z), frameRate: 30)
+        var pulse = try RemotePulse(frameRate: 30)
+        var streamed: [RemotePulse.Sample] = []
+        for start in stride(from: 0, to: f.count, by: chunk) {
+            for (t, c) in f[start..<min(f.count, start + chunk)] {
+                streamed += pulse.process(time: t, red: c.x, green: c.y, blue: c.z)
+            }
+        }
+        #expect(pulse.rejectedFrames == batch.rejectedFrames)
+        streamed += pulse.flush()
+        #expect(streamed == batch.samples)
+    }
+
+    @Test func badFramesAreCountedNotUsed() throws {
+        var pulse = try RemotePulse(frameRate: 30)
+        _ = pulse.process(time: 0, red: 150, green: 100, blue: 80)
+        _ = pulse.process(time: 1.0 / 30, red: .nan, green: 100, blue: 80)  // held at the last colour
+        _ = pulse.process(time: 1.0 / 60, red: 150, green: 100, blue: 80)  // earlier than the last: skipped
+        _ = pulse.process(time: .infinity, red: 150, green: 100, blue: 80)
+        #expect(pulse.rejectedFrames == 3)
+        #expect(pulse.flush().map(\.time) == [0, 1.0 / 30])
+    }
+
+    @Test func settingsThatCannotWorkAreRefused() {
+        #expect(throws: InvalidSettings.self) { try RemotePulse(frameRate: 0) }
+        #expect(throws: InvalidSettings.self) { try RemotePulse(frameRate: .nan) }
+        var s = RemotePulse.Settings()
+        s.windowSeconds = 0.05
+        #expect(throws: InvalidSettings.self) { try RemotePulse(frameRate: 30, settings: s) }
+        s = RemotePulse.Settings()
+        s.maximumJump = -1
+        #expect(throws: InvalidSettings.self) { try RemotePulse(frameRate: 30, settings: s) }
+    }
+
+    @Test func consensusNeedsMostWindowsToAgree() {
+        func window(_ bpm: Double, _ declined: WristRateTracker.Decline? = nil) -> WristRateTracker.Estimate {
+            WristRateTracker.Estimate(start: 0, end: 8, bestGuessBPM: bpm, confidence: 0.5, declined: declined)
+        }
+        #expect(RemotePulse.consensus([70, 71, 72, 130, 55].map { window($0) }).bpm == 71)
+        #expect(RemotePulse.consensus([70, 90, 110, 130, 55].map { window($0) }).bpm == nil)
+        // Flat windows count for nothing; windows outside the range count against.
+        let flat = [window(40, .flatSignal), window(40, .flatSignal), window(80), window(81)]
+        #expect(RemotePulse.consensus(flat).bpm == 80.5)
+        let outside = [window(40, .outsideRange), window(40, .outsideRange), window(40, .outsideRange), window(80), window(81)]
+        #expect(RemotePulse.consensus(outside).bpm == nil)
+        #expect(RemotePulse.consensus(outside).agreement == 0.4)
+        #expect(RemotePulse.consensus([]).bpm == nil)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import PulseDetection
+import SignalProcessing
+import Testing
+@testable import VitalsIO
+
+/// A Y4M clip of one skin region: every pixel the region's colour (150, 100, 80 levels, its pulse in
+/// the blood's proportions and 0.3 % in green) plus noise of 2 levels per pixel, so the frame mean
+/// keeps the pulse below one level; full-range BT.601 4:2:0.
+private func writeSkinClip(path: String, bpm: Double, seconds: Double = 24, frameRate: Int = 15, seed: UInt64) throws {
+    let (w, h) = (32, 32)
+    let header = Y4MHeader(width: w, height: h, frameRateNumerator: frameRate)
+    let writer = try Y4MWriter(path: path, header: header)
+    var rng = SplitMix64(seed: seed)
+    var planes = [UInt8](repeating: 0, count: header.frameByteCount)
+    for n in 0..<Int(seconds * Double(frameRate)) {
+        let t = Double(n) / Double(frameRate)
+        let wave = sin(2 * Double.pi * bpm / 60 * t)
+        let c = SIMD3<Double>(150, 100, 80) * (1 + 0.003 * wave * SIMD3(0.33, 0.77, 0.53) / 0.77)
+        let y = 0.299 * c.x + 0.587 * c.y + 0.114 * c.z
+        let cb = 128 + (c.z - y) / 1.772, cr = 128 + (c.x - y) / 1.402
+        func level(_ v: Double) -> UInt8 { UInt8(min(255, max(0, (v + 2 * rng.gaussian()).rounded()))) }
+        for i in 0..<(w * h) { planes[i] = level(y) }
+        for i in 0..<(w * h / 4) {
+            planes[w * h + i] = level(cb)
+            planes[w * h + w * h / 4 + i] = level(cr)
+        }
+        try planes.withUnsafeBytes { try writer.write(planes: $0) }
+    }
+    try writer.close()
+}
+
+@Suite struct SkinRecordingTests {
+    @Test func evalSkinScoresEachVideoOverItsRegionsTogether() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vitals-skin-\(UUID().uuidString)").path
+        let cohort = dir + "/cohort"
+        try FileManager.default.createDirectory(atPath: cohort, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "video,hr_bpm\nclipA,84\nclipB,66\n".write(toFile: cohort + "/truth.csv", atomically: true, encoding: .utf8)
+        try writeSkinClip(path: cohort + "/clipA_forehead.y4m", bpm: 84, seed: 1)
+        try writeSkinClip(path: cohort + "/clipA_cheek.y4m", bpm: 84, seed: 2)
+        try writeSkinClip(path: cohort + "/clipB.y4m", bpm: 66, seed: 3)
+        let results = try SkinEvaluation.run(directory: dir)
+        #expect(results.map(\.video) == ["clipA", "clipB"])
+        #expect(results.map(\.group) == ["cohort", "cohort"])
+        #expect(results[0].regions == ["cheek", "forehead"])
+        #expect(results[1].regions == ["whole frame"])
+        for r in results {
+            let bpm = try #require(r.heartRate, "\(r.video)")
+            #expect(abs(bpm - r.truth) < 1.5, "\(r.video): \(bpm)")
+            #expect(r.rejectedFrames == 0)
+        }
+        // A truth row whose video is missing is named.
+        try "video,hr_bpm\nclipC,70\n".write(toFile: cohort + "/truth.csv", atomically: true, encoding: .utf8)
+        #expect(throws: InputError.self) { try SkinEvaluation.run(directory: dir) }
+        #expect(throws: InputError.self) { try SkinEvaluation.run(directory: cohort + "/clipB.y4m") }
+    }
+
+    @Test func regionsMustShareTheirFrames() throws {
+        func colours(_ n: Int) throws -> PulseRecording {
+            try PulseRecording.colors((0..<n).map { ColorSample(time: Double($0) / 30, red: 150 + sin(Double($0)), green: 100, blue: 80) },
+                                      source: "clip")
+        }
+        #expect(throws: InputError.self) { try SkinRecording(source: "clip", regions: [("a", try colours(300)), ("b", try colours(299))]) }
+        #expect(throws: InputError.self) { try SkinRecording(source: "clip", regions: []) }
+        let one = try SkinRecording(source: "clip", regions: [("a", try colours(300))])
+        #expect(one.regions == ["a"])
+        #expect(abs(one.duration - 299.0 / 30) < 1e-9)
+    }
+
+    /// A region whose colour jumps in most frames goes into no rate.
+    @Test func aRegionThatMostlyJumpsIsLeftOut() throws {
+        var rng = SplitMix64(seed: 7)
+        let samples = (0..<600).map { n -> ColorSample in
+            let red = 150 * (1 + 0.3 * rng.gaussian())  // the red share wanders by several hundredths a frame
+            return ColorSample(time: Double(n) / 30, red: red, green: 100, blue: 80)
+        }
+        let recording = try SkinRecording(source: "clip", regions: [("patch", try PulseRecording.colors(samples, source: "clip"))])
+        let analysis = try recording.analyse()
+        #expect(Double(analysis.rejectedFrames[0]) > 0.5 * 600)
+        #expect(analysis.used == [false])
+        #expect(analysis.estimates.isEmpty)
+        #expect(analysis.heartRate == nil)
+    }
+}
