@@ -230,7 +230,7 @@ public struct RemotePulse: Sendable {
     ///
     /// A pulse too weak to show in every window still pulls most windows' peaks to its rate; noise
     /// scatters them over the range. With 8-s windows every 2 s, white noise in place of the skin's
-    /// colour had 10-24 % of its windows within 5 bpm of their median (eight generated 5-minute
+    /// colour had 7-25 % of its windows within 5 bpm of their median (eight generated 5-minute
     /// recordings, 15 and 30 fps), a pulse at one noise standard deviation (per frame and channel)
     /// 93-98 % (four rates, 50-160 bpm); the default 0.5 sits between.
     /// - Returns: the rate (nil when the windows do not agree, or there are none) and the share of
