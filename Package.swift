@@ -39,7 +39,7 @@ let package = Package(
             dependencies: ["SignalProcessing", "PulseDetection", "MotionAnalysis"],
             swiftSettings: swiftSettings
         ),
-        // Thin adapters over AVFoundation / CoreMotion / HealthKit; empty on Linux.
+        // Thin adapters over AVFoundation / CoreMotion / HealthKit / Vision; empty on Linux.
         .target(
             name: "VitalsApple",
             dependencies: ["PulseDetection", "MotionAnalysis", "FaceTracking"],
