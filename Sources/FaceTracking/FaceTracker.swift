@@ -199,7 +199,7 @@ public struct FaceTracker: Sendable {
         dropStale(at: time, events: &events)
         match(observations, at: time)
         updateMatched(observations, at: time, events: &events)
-        startCandidates(observations, at: time)
+        startCandidates(observations, at: time, events: &events)
         var faces: [TrackedFace] = []
         faces.reserveCapacity(tracks.count)
         for t in tracks where t.id > 0 { faces.append(t.face(at: time, coastHorizon: settings.maximumCoast)) }
@@ -278,7 +278,8 @@ public struct FaceTracker: Sendable {
         tracks.removeAll { $0.lastSeen == -Double.infinity }
     }
 
-    private mutating func startCandidates(_ observations: [FaceObservation], at time: Double) {
+    private mutating func startCandidates(_ observations: [FaceObservation], at time: Double,
+                                          events: inout [FaceTrackEvent]) {
         for (j, o) in observations.enumerated() where !detectionUsed[j] && !overlapsFollowedFace(o, at: time) {
             guard tracks.count < settings.maximumFaces else {
                 ignoredObservations += 1
@@ -288,6 +289,7 @@ public struct FaceTracker: Sendable {
             if settings.confirmationFrames <= 1 {
                 t.id = nextID
                 nextID += 1
+                events.append(.appeared(id: t.id, time: time))
             }
             tracks.append(t)
         }

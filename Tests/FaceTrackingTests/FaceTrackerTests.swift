@@ -1,5 +1,6 @@
 import FaceTracking
 import SignalProcessing
+import TestSupport
 import Testing
 
 @Suite struct FaceTrackerTests {
@@ -16,6 +17,17 @@ import Testing
         #expect(run[0].faces.isEmpty && run[1].faces.isEmpty && run[3].faces.isEmpty && run[4].faces.isEmpty)
         #expect(run[5].faces.map(\.id) == [1])
         #expect(Scenes.events(run) == [.appeared(id: 1, time: frames[5].time)])
+    }
+
+    @Test("with confirmationFrames 1 a face gets its ID, and is reported, in its first frame")
+    func confirmationInOneFrame() throws {
+        var s = FaceTracker.Settings()
+        s.confirmationFrames = 1
+        let frames = Scenes.frames(seconds: 0.1) { _ in [Scenes.box((0.3, 0.5)), Scenes.box((0.7, 0.5))] }
+        let run = Scenes.track(frames, settings: s)
+        #expect(run[0].faces.map(\.id) == [1, 2])
+        #expect(run[0].events == [.appeared(id: 1, time: 0), .appeared(id: 2, time: 0)])
+        #expect(Scenes.events(run).count == 2)
     }
 
     @Test("a single-frame false positive never gets an ID")
@@ -249,6 +261,26 @@ import Testing
         #expect(dirty.ignoredObservations == 3 * n)
         #expect(dirty.ignoredFrames == 3 * ((n + 6) / 10))
         #expect(clean.ignoredFrames == 0 && clean.ignoredObservations == 0)
+    }
+
+    @Test("the tracker holds no more after ten minutes of faces coming and going than after one")
+    func stateStaysBounded() {
+        var tracker = FaceTracker()
+        var g = SplitMix64(seed: 5)
+        var present: [(x: Double, y: Double)?] = Array(repeating: nil, count: 6)
+        var held: [Int] = []
+        for k in 0..<(600 * 30) {
+            for i in present.indices where g.uniform() < 0.02 {
+                present[i] = present[i] == nil ? (0.1 + 0.8 * g.uniform(), 0.1 + 0.8 * g.uniform()) : nil
+            }
+            let boxes = present.compactMap { $0 }.map { FaceObservation(boundingBox: Scenes.box($0, size: 0.08)) }
+            _ = tracker.process(boxes, at: Double(k) / 30)
+            if k % (60 * 30) == 60 * 30 - 1 { held.append(heldElements(tracker)) }
+        }
+        #expect(held.count == 10)
+        // It moves with the number of faces in view (at most 6 here), never with the time run.
+        #expect(held.max()! <= held[0] + 64, "held elements every minute: \(held)")
+        #expect(held[0] > 16)  // the reflection reaches the working buffers
     }
 
     @Test("settings outside their ranges are refused with a code and the setting's name")
