@@ -259,10 +259,8 @@ public struct FaceTracker: Sendable {
 
     private mutating func updateMatched(_ observations: [FaceObservation], at time: Double,
                                         events: inout [FaceTrackEvent]) {
-        var i = 0
         for k in tracks.indices {
-            defer { i += 1 }
-            let j = trackMatch[i]
+            let j = trackMatch[k]
             if j < 0 {
                 // A candidate must be seen in consecutive frames; a confirmed face coasts.
                 if tracks[k].id == 0 { tracks[k].lastSeen = -Double.infinity }
