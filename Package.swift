@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "SignalProcessing", targets: ["SignalProcessing"]),
         .library(name: "PulseDetection", targets: ["PulseDetection"]),
         .library(name: "MotionAnalysis", targets: ["MotionAnalysis"]),
+        .library(name: "FaceTracking", targets: ["FaceTracking"]),
         .library(name: "VitalsIO", targets: ["VitalsIO"]),
         .executable(name: "vitals", targets: ["vitals"]),
     ],
@@ -30,22 +31,24 @@ let package = Package(
         .target(name: "PulseDetection", dependencies: ["SignalProcessing", "CPrefetch"], swiftSettings: swiftSettings),
         // Core Motion's model in portable Swift, and the fitness detectors.
         .target(name: "MotionAnalysis", dependencies: ["SignalProcessing"], swiftSettings: swiftSettings),
+        // Faces in camera frames: observations, the tracker (stable IDs, smoothing), preview geometry.
+        .target(name: "FaceTracking", dependencies: ["SignalProcessing"], swiftSettings: swiftSettings),
         // Readers (CSV, Y4M, video through ffmpeg, sensor logs) and writers (JSON, reports).
         .target(
             name: "VitalsIO",
             dependencies: ["SignalProcessing", "PulseDetection", "MotionAnalysis"],
             swiftSettings: swiftSettings
         ),
-        // Thin adapters over AVFoundation / CoreMotion / HealthKit; empty on Linux.
+        // Thin adapters over AVFoundation / CoreMotion / HealthKit / Vision; empty on Linux.
         .target(
             name: "VitalsApple",
-            dependencies: ["PulseDetection", "MotionAnalysis"],
+            dependencies: ["PulseDetection", "MotionAnalysis", "FaceTracking"],
             swiftSettings: swiftSettings
         ),
         // The umbrella an app imports: `import Vitals`.
         .target(
             name: "Vitals",
-            dependencies: ["SignalProcessing", "PulseDetection", "MotionAnalysis", "VitalsApple"],
+            dependencies: ["SignalProcessing", "PulseDetection", "MotionAnalysis", "FaceTracking", "VitalsApple"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -60,6 +63,7 @@ let package = Package(
         .testTarget(name: "SignalProcessingTests", dependencies: ["SignalProcessing"], swiftSettings: swiftSettings),
         .testTarget(name: "PulseDetectionTests", dependencies: ["PulseDetection"], swiftSettings: swiftSettings),
         .testTarget(name: "MotionAnalysisTests", dependencies: ["MotionAnalysis", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "VitalsIOTests", dependencies: ["VitalsIO", "TestSupport"], swiftSettings: swiftSettings),
         // The `vitals` program run as a user runs it (the binary `swift test` builds beside the tests).
         .testTarget(name: "vitalsTests", dependencies: ["VitalsIO", "TestSupport"], swiftSettings: swiftSettings),

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Type-checks the Apple-only adapters (Sources/VitalsApple) on Linux against the stand-ins in
 # .ci/apple-stubs (see its README): a throwaway package with the stubs as modules named AVFoundation,
-# CoreMedia, CoreVideo and CoreMotion depends on this repository, so the adapters' `#if canImport`
+# CoreMedia, CoreVideo, CoreMotion, ImageIO and Vision depends on this repository, so the adapters' `#if canImport`
 # blocks compile. Usage: .ci/apple-typecheck.sh [REPO_ROOT]
 set -euo pipefail
 root=$(cd "${1:-$(dirname "$0")/..}" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/Sources/AppleCheck"
-for m in AVFoundation CoreMedia CoreVideo CoreMotion; do cp -r "$root/.ci/apple-stubs/$m" "$tmp/Sources/"; done
+for m in AVFoundation CoreMedia CoreVideo CoreMotion ImageIO Vision; do cp -r "$root/.ci/apple-stubs/$m" "$tmp/Sources/"; done
 ln -s "$root" "$tmp/vitals"
 echo "import Vitals" > "$tmp/Sources/AppleCheck/Check.swift"
 cat > "$tmp/Package.swift" <<'PKG'
@@ -22,7 +22,9 @@ let package = Package(
         .target(name: "CoreVideo", dependencies: ["CoreMedia"]),
         .target(name: "AVFoundation", dependencies: ["CoreMedia", "CoreVideo"]),
         .target(name: "CoreMotion"),
-        .target(name: "AppleCheck", dependencies: ["AVFoundation", "CoreMotion", .product(name: "Vitals", package: "vitals")]),
+        .target(name: "ImageIO"),
+        .target(name: "Vision", dependencies: ["CoreVideo", "ImageIO"]),
+        .target(name: "AppleCheck", dependencies: ["AVFoundation", "CoreMotion", "Vision", .product(name: "Vitals", package: "vitals")]),
     ]
 )
 PKG
@@ -32,4 +34,4 @@ if ! swift build 2>"$tmp/err.txt" >"$tmp/out.txt"; then
   echo "Apple adapters: type check FAILED"
   exit 1
 fi
-echo "Apple adapters (CameraFrameSource, MotionManagerAdapter, SystemPedometer) type-check against the stubs"
+echo "Apple adapters (CameraFrameSource, MotionManagerAdapter, SystemPedometer, VisionFaceDetector) type-check against the stubs"
