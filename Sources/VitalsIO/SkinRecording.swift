@@ -48,6 +48,33 @@ public struct SkinRecording: Sendable {
         notes = regions.flatMap(\.recording.notes)
     }
 
+    /// Regions sampled from the same frames by the caller (a face's regions from a video): `colors`
+    /// holds one array per region, each with one colour per frame at the same times (a colour that is
+    /// not a number where the region was not seen: the remote pulse holds the last one). The frame
+    /// rate is the median interval's.
+    /// - Throws: `InputError` for no region, regions of different lengths or times, fewer than two
+    ///   frames, or times that are not finite and increasing.
+    public init(source: String, regions names: [String], colors: [[ColorSample]], notes: [String] = []) throws {
+        guard !names.isEmpty, names.count == colors.count else {
+            throw InputError(.badOption, "\(source): one name per skin region is needed")
+        }
+        let times = colors[0].map(\.time)
+        guard times.count >= 2 else { throw InputError(.tooShort, "\(source): only \(times.count) frame(s)") }
+        guard colors.allSatisfy({ $0.map(\.time) == times }) else {
+            throw InputError(.badOption, "\(source): the skin regions do not share their frames")
+        }
+        guard times.allSatisfy(\.isFinite), zip(times, times.dropFirst()).allSatisfy({ $0 < $1 }) else {
+            throw InputError(.badOption, "\(source): frame times that are not finite and increasing")
+        }
+        let start = times[0]
+        self.source = source
+        self.regions = names
+        self.colors = colors.map { $0.map { ColorSample(time: $0.time - start, red: $0.red, green: $0.green, blue: $0.blue) } }
+        sampleRate = 1 / Statistics.median(zip(times, times.dropFirst()).map { $1 - $0 })
+        gaps = zip(times, times.dropFirst()).filter { $1 - $0 > 1 }.map { ($0 - start, $1 - start) }
+        self.notes = notes
+    }
+
     /// The remote pulse of every region and the rate tracked over them together.
     public struct Analysis: Sendable {
         /// Per region, the pulse signal (one sample per frame that had a usable time).

@@ -83,3 +83,32 @@ private func writeSkinClip(path: String, bpm: Double, seconds: Double = 24, fram
         #expect(analysis.heartRate == nil)
     }
 }
+
+@Suite struct FaceVideoSimulatorTests {
+    /// A grey picture with a square of skin colour: the square pulses, the grey does not.
+    @Test func onlyTheSkinPulses() throws {
+        let (w, h) = (48, 32)
+        var rgb = [UInt8](repeating: 128, count: w * h * 3)
+        for y in 8..<24 { for x in 8..<24 { rgb[3 * (y * w + x)] = 190; rgb[3 * (y * w + x) + 1] = 130; rgb[3 * (y * w + x) + 2] = 110 } }
+        var configuration = FaceVideoSimulator.Configuration()
+        configuration.bpm = 90
+        configuration.seconds = 24
+        configuration.frameRate = 15
+        configuration.swayPixels = 0
+        let simulator = try FaceVideoSimulator(rgb: rgb, width: w, height: h, configuration: configuration)
+        #expect(simulator.skinPixels == 16 * 16)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("vitals-face-\(UUID().uuidString).y4m").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try simulator.writeY4M(to: path)
+        func rate(_ region: FrameRegion) throws -> Double? {
+            let means = try VideoColorMeans(path: path, sampler: try FrameSampler(region: region))
+            #expect(means.samples.count == 360)
+            let recording = try SkinRecording(source: path, regions: ["r"], colors: [means.samples])
+            return try recording.analyse().heartRate
+        }
+        #expect(abs(try #require(try rate(.pixels(x: 10, y: 10, width: 12, height: 12))) - 90) < 1)
+        #expect(try rate(.pixels(x: 28, y: 4, width: 16, height: 24)) == nil)
+        #expect(throws: InputError.self) { try FaceVideoSimulator(rgb: [UInt8](repeating: 128, count: w * h * 3), width: w, height: h) }
+        #expect(throws: InputError.self) { try FaceVideoSimulator(rgb: rgb, width: w, height: h + 1) }
+    }
+}
