@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "PulseDetection", targets: ["PulseDetection"]),
         .library(name: "MotionAnalysis", targets: ["MotionAnalysis"]),
         .library(name: "VitalsIO", targets: ["VitalsIO"]),
+        .library(name: "FaceTracking", targets: ["FaceTracking"]),
         .executable(name: "vitals", targets: ["vitals"]),
     ],
     dependencies: [
@@ -30,10 +31,13 @@ let package = Package(
         .target(name: "PulseDetection", dependencies: ["SignalProcessing", "CPrefetch"], swiftSettings: swiftSettings),
         // Core Motion's model in portable Swift, and the fitness detectors.
         .target(name: "MotionAnalysis", dependencies: ["SignalProcessing"], swiftSettings: swiftSettings),
+        // Faces in grayscale images: integral images, OpenCV cascade classifiers (Haar, LBP), the
+        // multi-scale detector. Pure Swift; the cascade XML is parsed from bytes handed in (no I/O).
+        .target(name: "FaceTracking", swiftSettings: swiftSettings),
         // Readers (CSV, Y4M, video through ffmpeg, sensor logs) and writers (JSON, reports).
         .target(
             name: "VitalsIO",
-            dependencies: ["SignalProcessing", "PulseDetection", "MotionAnalysis"],
+            dependencies: ["SignalProcessing", "PulseDetection", "MotionAnalysis", "FaceTracking"],
             swiftSettings: swiftSettings
         ),
         // Thin adapters over AVFoundation / CoreMotion / HealthKit; empty on Linux.
@@ -45,13 +49,13 @@ let package = Package(
         // The umbrella an app imports: `import Vitals`.
         .target(
             name: "Vitals",
-            dependencies: ["SignalProcessing", "PulseDetection", "MotionAnalysis", "VitalsApple"],
+            dependencies: ["SignalProcessing", "PulseDetection", "MotionAnalysis", "FaceTracking", "VitalsApple"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "vitals",
             dependencies: [
-                "SignalProcessing", "PulseDetection", "MotionAnalysis", "VitalsIO",
+                "SignalProcessing", "PulseDetection", "MotionAnalysis", "FaceTracking", "VitalsIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             resources: [.copy("Resources")],
@@ -60,6 +64,7 @@ let package = Package(
         .testTarget(name: "SignalProcessingTests", dependencies: ["SignalProcessing"], swiftSettings: swiftSettings),
         .testTarget(name: "PulseDetectionTests", dependencies: ["PulseDetection"], swiftSettings: swiftSettings),
         .testTarget(name: "MotionAnalysisTests", dependencies: ["MotionAnalysis", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking"], swiftSettings: swiftSettings),
         .testTarget(name: "VitalsIOTests", dependencies: ["VitalsIO", "TestSupport"], swiftSettings: swiftSettings),
         // The `vitals` program run as a user runs it (the binary `swift test` builds beside the tests).
         .testTarget(name: "vitalsTests", dependencies: ["VitalsIO", "TestSupport"], swiftSettings: swiftSettings),

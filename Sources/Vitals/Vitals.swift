@@ -2,4 +2,5 @@
 @_exported import SignalProcessing
 @_exported import PulseDetection
 @_exported import MotionAnalysis
+@_exported import FaceTracking
 @_exported import VitalsApple
