@@ -129,12 +129,16 @@ public struct CascadeClassifier: Sendable {
 /// - Returns: the code, 0...255.
 @inlinable
 public func lbpCode(sums: UnsafePointer<UInt32>, stride: Int, x: Int, y: Int, blockWidth: Int, blockHeight: Int) -> Int {
-    // The 4x4 grid of corners.
-    @inline(__always) func corner(_ i: Int, _ j: Int) -> UInt32 {
-        sums[(y + i * blockHeight) * stride + x + j * blockWidth]
-    }
+    lbpCode { k in sums[(y + (k >> 2) * blockHeight) * stride + x + (k & 3) * blockWidth] }
+}
+
+/// The LBP code of a 3x3 block grid given `corner(k)`, the summed-area table at corner `k` of the
+/// grid's 4x4 corners (row-major: `k = 4 * row + column`).
+@inlinable @inline(__always)
+func lbpCode(corner: (Int) -> UInt32) -> Int {
     @inline(__always) func block(_ i: Int, _ j: Int) -> Int32 {
-        Int32(bitPattern: corner(i + 1, j + 1) &- corner(i + 1, j) &- corner(i, j + 1) &+ corner(i, j))
+        let a = 4 * i + j
+        return Int32(bitPattern: corner(a + 5) &- corner(a + 4) &- corner(a + 1) &+ corner(a))
     }
     let centre = block(1, 1)
     var code = 0

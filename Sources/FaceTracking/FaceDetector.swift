@@ -149,6 +149,7 @@ public struct FaceDetector: Sendable {
         // Haar normalisation window: the window less a 1-pixel border.
         let normArea = Double((winW - 2) * (winH - 2))
         let n0 = stride + 1, n1 = stride + winW - 1, n2 = (winH - 1) * stride + 1, n3 = (winH - 1) * stride + winW - 1
+        withModel { model in
         integral.sums.withUnsafeBufferPointer { sums in
             integral.squaredSums.withUnsafeBufferPointer { squares in
                 offsets.withUnsafeBufferPointer { ofs in
@@ -168,12 +169,12 @@ public struct FaceDetector: Sendable {
                                         let inverse = Float(1 / spread.squareRoot())
                                         // OpenCV rejects windows whose standard deviation is 10 or less.
                                         result = normArea * Double(inverse) < 0.1
-                                            ? run(haarAt: p, inverse: inverse, ofs.baseAddress!, weights.baseAddress!) : -1
+                                            ? run(haarAt: p, inverse: inverse, ofs.baseAddress!, weights.baseAddress!, model) : -1
                                     } else {
                                         result = -1
                                     }
                                 } else {
-                                    result = run(lbpAt: sums.baseAddress! + origin, ofs.baseAddress!)
+                                    result = run(lbpAt: sums.baseAddress! + origin, ofs.baseAddress!, model)
                                 }
                                 if result > 0 {
                                     found.append(PixelRect(
@@ -185,6 +186,39 @@ public struct FaceDetector: Sendable {
                                 x += step
                             }
                             y += step
+                        }
+                    }
+                }
+            }
+        }
+        }
+    }
+
+    /// The cascade's arrays as pointers, valid inside `body`.
+    private struct Model {
+        var stages: UnsafeBufferPointer<CascadeClassifier.Stage>
+        var stumps: UnsafeBufferPointer<CascadeClassifier.Stump>
+        var hasStumps: Bool
+        var nodes: UnsafeBufferPointer<CascadeClassifier.Node>
+        var leaves: UnsafeBufferPointer<Float>
+        var subsets: UnsafeBufferPointer<Int32>
+        var treeNodeStart: UnsafeBufferPointer<Int>
+        var treeLeafStart: UnsafeBufferPointer<Int>
+    }
+
+    private func withModel(_ body: (Model) -> Void) {
+        cascade.stages.withUnsafeBufferPointer { stages in
+            (cascade.stumps ?? []).withUnsafeBufferPointer { stumps in
+                cascade.nodes.withUnsafeBufferPointer { nodes in
+                    cascade.leaves.withUnsafeBufferPointer { leaves in
+                        cascade.subsets.withUnsafeBufferPointer { subsets in
+                            cascade.treeNodeStart.withUnsafeBufferPointer { nodeStart in
+                                cascade.treeLeafStart.withUnsafeBufferPointer { leafStart in
+                                    body(Model(
+                                        stages: stages, stumps: stumps, hasStumps: cascade.stumps != nil, nodes: nodes,
+                                        leaves: leaves, subsets: subsets, treeNodeStart: nodeStart, treeLeafStart: leafStart))
+                                }
+                            }
                         }
                     }
                 }
@@ -208,75 +242,54 @@ public struct FaceDetector: Sendable {
     @inline(__always)
     private func lbpValue(_ feature: Int, _ p: UnsafePointer<UInt32>, _ ofs: UnsafePointer<Int32>) -> Int {
         let o = ofs + 16 * feature
-        @inline(__always) func block(_ i: Int, _ j: Int) -> Int32 {
-            let a = 4 * i + j
-            return Int32(bitPattern: p[Int(o[a + 5])] &- p[Int(o[a + 4])] &- p[Int(o[a + 1])] &+ p[Int(o[a])])
-        }
-        let centre = block(1, 1)
-        var code = 0
-        if block(0, 0) >= centre { code |= 128 }
-        if block(0, 1) >= centre { code |= 64 }
-        if block(0, 2) >= centre { code |= 32 }
-        if block(1, 2) >= centre { code |= 16 }
-        if block(2, 2) >= centre { code |= 8 }
-        if block(2, 1) >= centre { code |= 4 }
-        if block(2, 0) >= centre { code |= 2 }
-        if block(1, 0) >= centre { code |= 1 }
-        return code
+        return lbpCode { p[Int(o[$0])] }
     }
 
     /// The cascade on a Haar window: 1 when every stage passes, else minus the failing stage.
     @inline(__always)
-    private func run(haarAt p: UnsafePointer<UInt32>, inverse: Float, _ ofs: UnsafePointer<Int32>, _ weights: UnsafePointer<Float>) -> Int {
-        evaluate { feature, _, threshold in haarValue(feature, p, inverse, ofs, weights) < threshold }
+    private func run(haarAt p: UnsafePointer<UInt32>, inverse: Float, _ ofs: UnsafePointer<Int32>, _ weights: UnsafePointer<Float>, _ model: Model) -> Int {
+        evaluate(model) { feature, _, threshold in haarValue(feature, p, inverse, ofs, weights) < threshold }
     }
 
     /// The cascade on an LBP window: 1 when every stage passes, else minus the failing stage.
     @inline(__always)
-    private func run(lbpAt p: UnsafePointer<UInt32>, _ ofs: UnsafePointer<Int32>) -> Int {
-        cascade.subsets.withUnsafeBufferPointer { subsets in
-            evaluate { feature, node, _ in
-                let c = lbpValue(feature, p, ofs)
-                return (subsets[8 * node + (c >> 5)] >> Int32(c & 31)) & 1 != 0
-            }
+    private func run(lbpAt p: UnsafePointer<UInt32>, _ ofs: UnsafePointer<Int32>, _ model: Model) -> Int {
+        let subsets = model.subsets
+        return evaluate(model) { feature, node, _ in
+            let c = lbpValue(feature, p, ofs)
+            return (subsets[8 * node + (c >> 5)] >> Int32(c & 31)) & 1 != 0
         }
     }
 
     /// The stages, with `goesLeft(feature, node index, threshold)` deciding each split.
     @inline(__always)
-    private func evaluate(_ goesLeft: (Int, Int, Float) -> Bool) -> Int {
-        cascade.stages.withUnsafeBufferPointer { stages in
-            if let stumps = cascade.stumps {
-                return stumps.withUnsafeBufferPointer { stumps in
-                    for (s, stage) in stages.enumerated() {
-                        var sum = 0.0
-                        for t in stage.firstTree..<(stage.firstTree + stage.treeCount) {
-                            let stump = stumps[t]
-                            sum += Double(goesLeft(Int(stump.feature), t, stump.threshold) ? stump.left : stump.right)
-                        }
-                        if sum < Double(stage.threshold) { return -s }
-                    }
-                    return 1
+    private func evaluate(_ model: Model, _ goesLeft: (Int, Int, Float) -> Bool) -> Int {
+        if model.hasStumps {
+            for s in 0..<model.stages.count {
+                let stage = model.stages[s]
+                var sum = 0.0
+                for t in stage.firstTree..<(stage.firstTree + stage.treeCount) {
+                    let stump = model.stumps[t]
+                    sum += Double(goesLeft(Int(stump.feature), t, stump.threshold) ? stump.left : stump.right)
                 }
+                if sum < Double(stage.threshold) { return -s }
             }
-            return cascade.nodes.withUnsafeBufferPointer { nodes in
-                cascade.leaves.withUnsafeBufferPointer { leaves in
-                    for (s, stage) in stages.enumerated() {
-                        var sum = 0.0
-                        for t in stage.firstTree..<(stage.firstTree + stage.treeCount) {
-                            let root = cascade.treeNodeStart[t]
-                            var index = 0
-                            repeat {
-                                let node = nodes[root + index]
-                                index = Int(goesLeft(Int(node.feature), root + index, node.threshold) ? node.left : node.right)
-                            } while index > 0
-                            sum += Double(leaves[cascade.treeLeafStart[t] - index])
-                        }
-                        if sum < Double(stage.threshold) { return -s }
-                    }
-                    return 1
-                }
-            }
+            return 1
         }
+        for s in 0..<model.stages.count {
+            let stage = model.stages[s]
+            var sum = 0.0
+            for t in stage.firstTree..<(stage.firstTree + stage.treeCount) {
+                let root = model.treeNodeStart[t]
+                var index = 0
+                repeat {
+                    let node = model.nodes[root + index]
+                    index = Int(goesLeft(Int(node.feature), root + index, node.threshold) ? node.left : node.right)
+                } while index > 0
+                sum += Double(model.leaves[model.treeLeafStart[t] - index])
+            }
+            if sum < Double(stage.threshold) { return -s }
+        }
+        return 1
     }
 }

@@ -36,31 +36,28 @@ public struct IntegralImage: Sendable {
         Self.fit(&squaredSums, squares ? count : 0)
         let w = width, h = height
         image.pixels.withUnsafeBufferPointer { src in
-            sums.withUnsafeMutableBufferPointer { sum in
-                for x in 0..<stride { sum[x] = 0 }
-                for y in 0..<h {
-                    let row = (y + 1) * stride, above = y * stride
-                    sum[row] = 0
-                    var running: UInt32 = 0
-                    for x in 0..<w {
-                        running &+= UInt32(src[y * w + x])
-                        sum[row + x + 1] = sum[above + x + 1] &+ running
-                    }
-                }
+            sums.withUnsafeMutableBufferPointer { Self.accumulate(src, width: w, height: h, into: $0) { $0 } }
+            if squares {
+                squaredSums.withUnsafeMutableBufferPointer { Self.accumulate(src, width: w, height: h, into: $0) { $0 &* $0 } }
             }
-            guard squares else { return }
-            squaredSums.withUnsafeMutableBufferPointer { sq in
-                for x in 0..<stride { sq[x] = 0 }
-                for y in 0..<h {
-                    let row = (y + 1) * stride, above = y * stride
-                    sq[row] = 0
-                    var running: UInt32 = 0
-                    for x in 0..<w {
-                        let v = UInt32(src[y * w + x])
-                        running &+= v &* v
-                        sq[row + x + 1] = sq[above + x + 1] &+ running
-                    }
-                }
+        }
+    }
+
+    /// Fills `table` with the running sums of `value(pixel)`.
+    @inline(__always)
+    private static func accumulate(
+        _ src: UnsafeBufferPointer<UInt8>, width w: Int, height h: Int, into table: UnsafeMutableBufferPointer<UInt32>,
+        _ value: (UInt32) -> UInt32
+    ) {
+        let stride = w + 1
+        for x in 0..<stride { table[x] = 0 }
+        for y in 0..<h {
+            let row = (y + 1) * stride, above = y * stride
+            table[row] = 0
+            var running: UInt32 = 0
+            for x in 0..<w {
+                running &+= value(UInt32(src[y * w + x]))
+                table[row + x + 1] = table[above + x + 1] &+ running
             }
         }
     }

@@ -27,8 +27,9 @@ struct XMLTree: Sendable {
         parser.delegate = builder
         let ok = parser.parse()
         guard ok, let root = builder.root else {
-            let reason = builder.failure ?? parser.parserError.map { String(describing: $0) } ?? "no document element"
-            throw FaceTrackingError(.malformedXML, "cascade is not well-formed XML (line \(parser.lineNumber): \(reason))")
+            let reason = builder.failure ?? parser.parserError.map(Builder.describe)
+                ?? builder.stack.last.map { "the document ends inside <\($0.name)>" } ?? "no document element"
+            throw FaceTrackingError(.malformedXML, "cascade is not well-formed XML (line \(max(parser.lineNumber, 1)): \(reason))")
         }
         return root
     }
@@ -67,6 +68,7 @@ struct XMLTree: Sendable {
         static func describe(_ error: any Error) -> String {
             let ns = error as NSError
             if let reason = ns.userInfo[NSLocalizedDescriptionKey] as? String, !reason.isEmpty { return reason }
+            if let code = XMLParser.ErrorCode(rawValue: ns.code) { return "\(code)".replacingOccurrences(of: "Error", with: "") }
             return "XML parser error \(ns.code)"
         }
     }
