@@ -16,8 +16,11 @@ public struct CascadeClassifier: Sendable {
 
     /// One rectangle of a Haar feature, in window pixels, and its weight.
     public struct WeightedRect: Sendable, Equatable {
+        /// Left edge and top edge in the window, and size, pixels.
         public var x: Int, y: Int, width: Int, height: Int
+        /// The weight of the rectangle's pixel sum in the feature.
         public var weight: Float
+        /// A rectangle at (`x`, `y`) in the window, `width` x `height` pixels, weighted `weight`.
         public init(x: Int, y: Int, width: Int, height: Int, weight: Float) {
             (self.x, self.y, self.width, self.height, self.weight) = (x, y, width, height, weight)
         }
@@ -25,14 +28,18 @@ public struct CascadeClassifier: Sendable {
 
     /// A Haar feature: the weighted sum of its rectangles' pixel sums (2 or 3 rectangles).
     public struct HaarFeature: Sendable, Equatable {
+        /// The rectangles, in the file's order.
         public var rects: [WeightedRect]
+        /// A feature of `rects`.
         public init(rects: [WeightedRect]) { self.rects = rects }
     }
 
     /// An LBP feature: a 3x3 grid of `blockWidth` x `blockHeight` blocks whose top-left corner is at
     /// (`x`, `y`) in the window. Its value is ``lbpCode(sums:stride:x:y:blockWidth:blockHeight:)``.
     public struct LBPFeature: Sendable, Equatable {
+        /// The grid's top-left corner in the window, and one block's size, pixels.
         public var x: Int, y: Int, blockWidth: Int, blockHeight: Int
+        /// A grid of `blockWidth` x `blockHeight` blocks whose top-left corner is (`x`, `y`).
         public init(x: Int, y: Int, blockWidth: Int, blockHeight: Int) {
             (self.x, self.y, self.blockWidth, self.blockHeight) = (x, y, blockWidth, blockHeight)
         }

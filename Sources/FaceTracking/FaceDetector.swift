@@ -27,6 +27,7 @@ public struct FaceDetector: Sendable {
         /// Largest window searched, pixels (``PixelSize/zero``: the whole image).
         public var maxSize: PixelSize
 
+        /// OpenCV's defaults unless given.
         public init(scaleFactor: Double = 1.1, minNeighbors: Int = 3, minSize: PixelSize = .zero, maxSize: PixelSize = .zero) {
             self.scaleFactor = scaleFactor
             self.minNeighbors = minNeighbors
@@ -48,6 +49,8 @@ public struct FaceDetector: Sendable {
     /// (Haar: 3 rectangles x 4 corners; LBP: the 4x4 grid), for rows `offsetStride` apart.
     private var offsets: [Int32] = []
     private var offsetStride = -1
+    /// The scales of the last image size searched.
+    private var scaleCache: (width: Int, height: Int, scales: [Float]) = (0, 0, [])
     /// Haar: 3 weights per feature (0 for a missing third rectangle).
     private let haarWeights: [Float]
 
@@ -97,7 +100,10 @@ public struct FaceDetector: Sendable {
     public mutating func candidates(in image: GrayImage) -> [PixelRect] {
         var found: [PixelRect] = []
         let haar = cascade.featureType == .haar
-        for scale in scales(width: image.width, height: image.height) {
+        if scaleCache.width != image.width || scaleCache.height != image.height {
+            scaleCache = (image.width, image.height, scales(width: image.width, height: image.height))
+        }
+        for scale in scaleCache.scales {
             let w = Int((Float(image.width) / scale).rounded(.toNearestOrEven))
             let h = Int((Float(image.height) / scale).rounded(.toNearestOrEven))
             level.resize(from: image, width: w, height: h, buffers: &resizeBuffers)

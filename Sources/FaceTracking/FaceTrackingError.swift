@@ -19,13 +19,17 @@ public struct FaceTrackingError: Error, CustomStringConvertible, Equatable, Send
         case badParameters
     }
 
+    /// What went wrong, for programs.
     public var code: Code
+    /// What went wrong and where, for people (one line).
     public var message: String
 
+    /// An error with `code` and `message`.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }

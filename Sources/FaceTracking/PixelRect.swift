@@ -1,10 +1,15 @@
 /// An axis-aligned rectangle in pixels: top-left corner (`x`, `y`), `width` x `height`.
 public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
+    /// Left edge, pixels from the image's left.
     public var x: Int
+    /// Top edge, pixels from the image's top.
     public var y: Int
+    /// Width, pixels.
     public var width: Int
+    /// Height, pixels.
     public var height: Int
 
+    /// A rectangle with its top-left corner at (`x`, `y`), `width` x `height` pixels.
     public init(x: Int, y: Int, width: Int, height: Int) {
         (self.x, self.y, self.width, self.height) = (x, y, width, height)
     }
@@ -19,16 +24,19 @@ public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
         return overlap / (Double(width * height + other.width * other.height) - overlap)
     }
 
+    /// "(x, y) widthxheight".
     public var description: String { "(\(x), \(y)) \(width)x\(height)" }
 }
 
 /// A detected object: its rectangle in the image's pixels, and how many raw detections (windows
 /// the cascade accepted, at neighbouring positions and scales) were merged into it.
 public struct Detection: Sendable, Hashable {
+    /// Where the object is, in the image's pixels.
     public var rect: PixelRect
     /// Raw detections averaged into ``rect``; more means more certain. 1 when not grouped.
     public var neighbors: Int
 
+    /// A detection of `rect` merging `neighbors` raw detections.
     public init(rect: PixelRect, neighbors: Int) {
         self.rect = rect
         self.neighbors = neighbors
@@ -37,9 +45,12 @@ public struct Detection: Sendable, Hashable {
 
 /// A size in pixels.
 public struct PixelSize: Sendable, Hashable {
+    /// Width, pixels.
     public var width: Int
+    /// Height, pixels.
     public var height: Int
 
+    /// A size of `width` x `height` pixels.
     public init(width: Int, height: Int) {
         self.width = width
         self.height = height

@@ -8,16 +8,19 @@ public struct FaceDetectionRun: Sendable {
     public struct FrameFaces: Sendable, Equatable {
         /// Presentation time, seconds (0 for an image).
         public var time: Double
+        /// The faces found, in pixels.
         public var faces: [Detection]
     }
 
     /// The input's path.
     public var input: String
-    /// Frame size, pixels (as decoded: ffmpeg rounds 4:2:0 frames up to even sides).
+    /// Frame width, pixels (as decoded: ffmpeg rounds 4:2:0 frames up to even sides).
     public var width: Int
+    /// Frame height, pixels.
     public var height: Int
     /// A name for the cascade (its file name).
     public var cascadeName: String
+    /// Each frame's detections, in order (one for an image).
     public var frames: [FrameFaces]
 
     /// Detects faces in the image or video at `input`: a binary PGM (`.pgm`) is read directly,
