@@ -34,19 +34,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def ours(vitals, cascade, paths, scale=1.1, neighbors=3):
+def ours(vitals, cascade, paths, scale=1.1, neighbors=3, sizes=(0, 0)):
     """Detections of `vitals faces` for each path: lists of (x, y, w, h, neighbors)."""
     out = subprocess.run(
         [vitals, "faces", *paths, "--cascade", cascade, "--scale-factor", str(scale),
-         "--min-neighbors", str(neighbors), "--json"],
+         "--min-neighbors", str(neighbors), "--min-size", str(sizes[0]), "--max-size", str(sizes[1]), "--json"],
         check=True, capture_output=True, text=True).stdout
     docs = [json.loads(line) for line in out.splitlines() if line.strip()]
     assert len(docs) == len(paths)
     return [[(f["x"], f["y"], f["width"], f["height"], f["neighbors"]) for f in d["frames"][0]["faces"]] for d in docs]
 
 
-def opencv(classifier, image, scale=1.1, neighbors=3):
-    rects, counts = classifier.detectMultiScale2(image, scale, neighbors)
+def opencv(classifier, image, scale=1.1, neighbors=3, sizes=(0, 0)):
+    rects, counts = classifier.detectMultiScale2(image, scale, neighbors, minSize=(sizes[0],) * 2, maxSize=(sizes[1],) * 2)
     return [tuple(int(v) for v in r) + (int(n),) for r, n in zip(rects, counts)]
 
 
@@ -100,6 +100,10 @@ def main():
         raw_us = sorted(r[:4] for r in ours(args.vitals, cascade, [gray_pgm], neighbors=0)[0])
         same = len(set(raw_cv) & set(raw_us))
         print(f"{'astronaut (same gray pixels): raw windows':48s} {len(raw_cv):>22d} {len(raw_us):>22d}   ({same} identical)")
+        bounds = [(0, 0), (73, 73), (20, 30), (100, 0), (0, 100), (80, 60), (24, 24)]
+        agree = sum(sorted(opencv(cc, gray, neighbors=0, sizes=b)) == sorted(ours(args.vitals, cascade, [gray_pgm], neighbors=0, sizes=b)[0])
+                    for b in bounds)
+        print(f"{'astronaut (same pixels): raw windows, size bounds':48s} {'':>22s} {'':>22s}   (identical for {agree} of {len(bounds)} min/max sizes)")
         g_cv = opencv(cc, gray)
         g_us = ours(args.vitals, cascade, [gray_pgm])[0]
         print(f"{'astronaut (same gray pixels): faces':48s} {str(g_cv):>22s} {str(g_us):>22s}")
@@ -142,10 +146,12 @@ def main():
                 wall, cpu = min(wall, time.perf_counter() - t), min(cpu, time.process_time() - c)
             print(f"OpenCV {os.path.basename(cascade)}, {threads} thread(s): {wall * 1e3:7.1f} ms/frame wall, "
                   f"{cpu * 1e3:7.1f} ms CPU, {len(found)} face(s)")
-    bench = json.loads(subprocess.run([args.vitals, "bench", "--filter", "face-detect", "--json", "--rounds", str(args.rounds)],
-                                      check=True, capture_output=True, text=True).stdout)
-    for b in bench["benchmarks"]:
-        print(f"ours {os.path.basename(bundled)} ({b['name']}), 1 thread: {b['ns_per_op'] / 1e6:7.1f} ms/frame CPU")
+    for cascade in [bundled] + cascades[:1]:
+        bench = json.loads(subprocess.run(
+            [args.vitals, "bench", "--filter", "face-detect", "--json", "--rounds", str(args.rounds), "--cascade", cascade],
+            check=True, capture_output=True, text=True).stdout)
+        for b in bench["benchmarks"]:
+            print(f"ours   {os.path.basename(cascade)} ({b['name']}), 1 thread: {b['ns_per_op'] / 1e6:7.1f} ms/frame CPU")
 
 
 if __name__ == "__main__":

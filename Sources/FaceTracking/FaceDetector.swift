@@ -2,8 +2,8 @@
 /// OpenCV's `CascadeClassifier::detectMultiScale` does, with the same results on the same pixels.
 ///
 /// For each scale s = 1, f, f^2, ... (f = ``Parameters/scaleFactor``) whose window, the cascade's
-/// window times s, fits the image and the size bounds, the image is shrunk by s (bilinear,
-/// ``GrayImage/resized(width:height:)``), its integral images are computed, and the cascade runs on
+/// window times s, fits the image and the size bounds (see ``scales(width:height:)``), the image
+/// is shrunk by s (bilinear, ``GrayImage/resized(width:height:)``), its integral images are computed, and the cascade runs on
 /// every window position: a step of 2 pixels of the shrunk image while s < 2 and 1 pixel from 2 on
 /// (so about 2s original pixels below s = 2, s from there), one step more after a window the first
 /// stage rejects. Haar features are divided by the window's spread (the square root of
@@ -16,8 +16,8 @@
 public struct FaceDetector: Sendable {
     /// How to search.
     public struct Parameters: Sendable, Equatable {
-        /// Ratio between successive scales (> 1); smaller is slower and finds more sizes. OpenCV's
-        /// default 1.1.
+        /// Ratio between successive scales (at least ``minimumScaleFactor``); smaller is slower and
+        /// finds more sizes. OpenCV's default 1.1.
         public var scaleFactor: Double
         /// Raw detections a result must merge more than this many of (OpenCV's default 3); 0 returns
         /// every accepted window ungrouped.
@@ -35,6 +35,11 @@ public struct FaceDetector: Sendable {
             self.maxSize = maxSize
         }
     }
+
+    /// The smallest scale factor accepted: OpenCV takes any factor above 1, but one under 1.001
+    /// means thousands of scales per image (nearly a million at 1.000001), which never ends in
+    /// practice.
+    public static let minimumScaleFactor = 1.001
 
     /// The classifier run on every window.
     public let cascade: CascadeClassifier
@@ -56,10 +61,11 @@ public struct FaceDetector: Sendable {
 
     /// A detector running `cascade` with `parameters`.
     /// - Throws: ``FaceTrackingError`` `.badParameters` for a scale factor that is not a finite
-    ///   number above 1, a negative `minNeighbors`, or a negative size.
+    ///   number of at least ``minimumScaleFactor``, a negative `minNeighbors`, or a negative size.
     public init(cascade: CascadeClassifier, parameters: Parameters = Parameters()) throws(FaceTrackingError) {
-        guard parameters.scaleFactor > 1, parameters.scaleFactor.isFinite else {
-            throw FaceTrackingError(.badParameters, "scale factor \(parameters.scaleFactor): must be above 1")
+        guard parameters.scaleFactor >= Self.minimumScaleFactor, parameters.scaleFactor.isFinite else {
+            throw FaceTrackingError(
+                .badParameters, "scale factor \(parameters.scaleFactor): must be a finite number of at least \(Self.minimumScaleFactor)")
         }
         guard parameters.minNeighbors >= 0 else {
             throw FaceTrackingError(.badParameters, "minNeighbors \(parameters.minNeighbors): must be 0 or more")
@@ -72,19 +78,42 @@ public struct FaceDetector: Sendable {
         haarWeights = cascade.haarFeatures.flatMap { f in (0..<3).map { $0 < f.rects.count ? f.rects[$0].weight : 0 } }
     }
 
-    /// The scales searched in an image of `width` x `height` pixels, smallest first, as OpenCV
-    /// chooses them (single precision, as it keeps them).
+    /// The scales searched in an image of `width` x `height` pixels, smallest first, as OpenCV 4
+    /// chooses them (single precision, as it keeps them): every scale 1, f, f^2, ... whose window fits
+    /// the image, less those whose window is under ``Parameters/minSize`` or over
+    /// ``Parameters/maxSize``; when that leaves none (a `minSize` equal to `maxSize` between two
+    /// scales' windows, say), the one scale whose window is nearest `minSize`.
     public func scales(width: Int, height: Int) -> [Float] {
-        let maxSize = parameters.maxSize.width == 0 || parameters.maxSize.height == 0
-            ? PixelSize(width: width, height: height) : parameters.maxSize
-        var result: [Float] = []
+        var all: [Float] = []
         var factor = 1.0
         while true {
             let w = Int((Double(cascade.windowWidth) * factor).rounded(.toNearestOrEven))
             let h = Int((Double(cascade.windowHeight) * factor).rounded(.toNearestOrEven))
-            if w > maxSize.width || h > maxSize.height || w > width || h > height { break }
-            if w >= parameters.minSize.width && h >= parameters.minSize.height { result.append(Float(factor)) }
+            if w > width || h > height { break }
+            all.append(Float(factor))
             factor *= parameters.scaleFactor
+        }
+        let maxSize = parameters.maxSize.width == 0 || parameters.maxSize.height == 0
+            ? PixelSize(width: width, height: height) : parameters.maxSize
+        let minSize = parameters.minSize
+        func window(_ scale: Float) -> PixelSize {
+            PixelSize(
+                width: Int((Float(cascade.windowWidth) * scale).rounded(.toNearestOrEven)),
+                height: Int((Float(cascade.windowHeight) * scale).rounded(.toNearestOrEven)))
+        }
+        var result: [Float] = []
+        for scale in all {
+            let w = window(scale)
+            if w.width > maxSize.width || w.height > maxSize.height { break }
+            if w.width < minSize.width || w.height < minSize.height { continue }
+            result.append(scale)
+        }
+        if result.isEmpty, !all.isEmpty {
+            func distance(_ scale: Float) -> Int {
+                let w = window(scale)
+                return (minSize.width - w.width) * (minSize.width - w.width) + (minSize.height - w.height) * (minSize.height - w.height)
+            }
+            result = [all.min { distance($0) < distance($1) }!]
         }
         return result
     }

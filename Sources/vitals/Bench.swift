@@ -14,6 +14,9 @@ struct Bench: ParsableCommand {
     @Option(help: "Run only benchmarks whose name contains this text.")
     var filter: String?
 
+    @Option(help: "OpenCV cascade XML for face-detect (default: the bundled lbpcascade_frontalface_improved.xml).")
+    var cascade: String?
+
     @Option(help: "Rounds per benchmark; the fastest round is reported (the PPG benchmarks take at most 5; the 24-hour stream runs once).")
     var rounds = 7
 
@@ -50,13 +53,13 @@ struct Bench: ParsableCommand {
         }
     }
 
-    /// The face benchmark on the bundled astronaut image and default cascade.
+    /// The face benchmark on the bundled astronaut image, with --cascade or the bundled cascade.
     func faceBenchmarks() throws -> [BenchmarkResult] {
         guard FaceBenchmarks.names.contains(where: { filter == nil || $0.contains(filter!) }) else { return [] }
         guard let url = Bundle.module.url(forResource: "astronaut", withExtension: "pgm", subdirectory: "Resources") else {
             throw CLIError("the bundled astronaut.pgm is missing from the vitals resources")
         }
-        let cascade = try CascadeClassifier(xml: try Faces.bundledCascade())
-        return FaceBenchmarks.run(filter: filter, rounds: rounds, astronaut: try PGMImage.read(path: url.path), cascade: cascade)
+        let (classifier, _) = try Faces.loadCascade(cascade)
+        return FaceBenchmarks.run(filter: filter, rounds: rounds, astronaut: try PGMImage.read(path: url.path), cascade: classifier)
     }
 }

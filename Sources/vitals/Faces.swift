@@ -21,7 +21,7 @@ struct Faces: ParsableCommand {
     @Option(help: "OpenCV cascade XML (Haar or LBP, the <cascade> format of OpenCV 3/4).")
     var cascade: String?
 
-    @Option(name: .customLong("scale-factor"), help: "Ratio between successive search scales (> 1).")
+    @Option(name: .customLong("scale-factor"), help: "Ratio between successive search scales (at least 1.001).")
     var scaleFactor = 1.1
 
     @Option(name: .customLong("min-neighbors"), help: "A face must merge more than this many raw detections (0: every raw detection, ungrouped).")
@@ -41,14 +41,16 @@ struct Faces: ParsableCommand {
 
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("Missing expected argument '<inputs> ...'") }
-        guard scaleFactor > 1, scaleFactor.isFinite else { throw ValidationError("--scale-factor must be above 1 (got \(scaleFactor))") }
+        guard scaleFactor >= FaceDetector.minimumScaleFactor, scaleFactor.isFinite else {
+            throw ValidationError("--scale-factor must be at least \(FaceDetector.minimumScaleFactor) (got \(scaleFactor))")
+        }
         guard minNeighbors >= 0 else { throw ValidationError("--min-neighbors must be 0 or more") }
         guard minSize >= 0, maxSize >= 0, maxFrames >= 0 else { throw ValidationError("--min-size, --max-size and --max-frames must be 0 or more") }
     }
 
     func run() throws {
         try CLIError.wrap {
-            let (classifier, name) = try loadCascade()
+            let (classifier, name) = try Self.loadCascade(cascade)
             let parameters = FaceDetector.Parameters(
                 scaleFactor: scaleFactor, minNeighbors: minNeighbors,
                 minSize: PixelSize(width: minSize, height: minSize), maxSize: PixelSize(width: maxSize, height: maxSize))
@@ -70,24 +72,24 @@ struct Faces: ParsableCommand {
         }
     }
 
-    /// The cascade named by --cascade, or the bundled one.
-    func loadCascade() throws -> (CascadeClassifier, String) {
+    /// The cascade in the file at `path`, or the bundled one when nil, and its file name.
+    static func loadCascade(_ path: String?) throws -> (CascadeClassifier, String) {
         let bytes: [UInt8]
         let name: String
-        if let cascade {
-            guard let data = FileManager.default.contents(atPath: cascade) else {
-                throw CLIError("\(cascade): no such file or not readable")
+        if let path {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CLIError("\(path): no such file or not readable")
             }
             bytes = [UInt8](data)
-            name = URL(fileURLWithPath: cascade).lastPathComponent
+            name = URL(fileURLWithPath: path).lastPathComponent
         } else {
-            bytes = try Self.bundledCascade()
-            name = Self.defaultCascade + ".xml"
+            bytes = try bundledCascade()
+            name = defaultCascade + ".xml"
         }
         do {
             return (try CascadeClassifier(xml: bytes), name)
         } catch {
-            throw CLIError("\(cascade ?? name): \(error.message)")
+            throw CLIError("\(path ?? name): \(error.message)")
         }
     }
 

@@ -59,6 +59,17 @@ import Testing
         #expect(bounded.map { Int((Float(8) * $0).rounded()) } == [12, 13, 14, 16, 17, 19])
     }
 
+    /// OpenCV 4: when the bounds exclude every scale (no window is 26 pixels: 25 and 28 are), the
+    /// scale whose window is nearest the minimum size is searched.
+    @Test func boundsBetweenTwoWindowsSearchTheNearestWindow() throws {
+        let size = PixelSize(width: 26, height: 26)
+        let detector = try FaceDetector(
+            cascade: try CascadeClassifier(xml: Fixtures.haar()), parameters: .init(minSize: size, maxSize: size))
+        let scales = detector.scales(width: 40, height: 30)
+        #expect(scales.count == 1)
+        #expect(scales.map { Int((Float(8) * $0).rounded()) } == [25])
+    }
+
     @Test func detectingTwiceReusesBuffersAndGivesTheSameAnswer() throws {
         var detector = try FaceDetector(cascade: try CascadeClassifier(xml: Fixtures.lbpCentre), parameters: .init(minNeighbors: 0))
         let image = Fixtures.square(x: 10, y: 8, side: 2)
@@ -73,7 +84,7 @@ import Testing
     }
 
     @Test(arguments: [
-        FaceDetector.Parameters(scaleFactor: 1), .init(scaleFactor: .nan), .init(minNeighbors: -1),
+        FaceDetector.Parameters(scaleFactor: 1), .init(scaleFactor: 1.0005), .init(scaleFactor: .nan), .init(scaleFactor: .infinity), .init(minNeighbors: -1),
         .init(minSize: PixelSize(width: -1, height: 0)),
     ])
     func badParametersAreRefused(_ parameters: FaceDetector.Parameters) throws {

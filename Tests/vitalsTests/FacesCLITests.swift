@@ -38,7 +38,7 @@ struct FacesCLITests {
             (["faces", "short.pgm"], "holds 2 of its 4x4"),
             (["faces", Self.astronaut, "--cascade", "bad.xml"], "not well-formed XML"),
             (["faces", Self.astronaut, "--cascade", "none.xml"], "none.xml: no such file"),
-            (["faces", Self.astronaut, "--scale-factor", "1"], "--scale-factor must be above 1"),
+            (["faces", Self.astronaut, "--scale-factor", "1.0001"], "--scale-factor must be at least 1.001"),
         ]
         for (arguments, message) in cases {
             let run = try vitals(arguments, in: dir)
