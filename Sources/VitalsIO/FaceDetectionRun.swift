@@ -23,8 +23,8 @@ public struct FaceDetectionRun: Sendable {
     /// Each frame's detections, in order (one for an image).
     public var frames: [FrameFaces]
 
-    /// Detects faces in the image or video at `input`: a binary PGM (`.pgm`) is read directly,
-    /// anything else through ffmpeg (PNG, JPEG, videos), whose 4:2:0 luma plane is the grayscale
+    /// Detects faces in the image or video at `input`: a binary PGM (`.pgm`) and Y4M video are read
+    /// directly, anything else through ffmpeg (PNG, JPEG, videos), whose 4:2:0 luma plane is the grayscale
     /// image (BT.601 or BT.709 luma in the stream's range: for full-range RGB sources such as PNG,
     /// 0.299 R + 0.587 G + 0.114 B, as OpenCV's conversion).
     /// - Parameters:
@@ -42,7 +42,7 @@ public struct FaceDetectionRun: Sendable {
                 input: input, width: image.width, height: image.height, cascadeName: cascadeName,
                 frames: [FrameFaces(time: 0, faces: detector.detect(in: image))])
         }
-        let reader = try FFmpegVideoReader(path: input, options: .init(stillImages: true))
+        let reader = try VideoFile.open(path: input, options: .init(stillImages: true))
         var frames: [FrameFaces] = []
         struct Enough: Error {}
         do {

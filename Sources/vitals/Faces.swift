@@ -8,7 +8,8 @@ struct Faces: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Find faces in an image or video with an OpenCV cascade (as OpenCV's detectMultiScale).",
         discussion: """
-            Images: .pgm (binary, 8-bit) natively; .png, .jpg and videos through ffmpeg (their luma plane). \
+            Images: .pgm (binary, 8-bit) natively; videos: .y4m natively; .png, .jpg and other videos through \
+            ffmpeg (their luma plane). \
             Without --cascade, the bundled \(defaultCascade).xml is used.
             """)
 

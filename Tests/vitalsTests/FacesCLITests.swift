@@ -21,6 +21,33 @@ struct FacesCLITests {
         #expect(faces == [["x": 188, "y": 85, "width": 73, "height": 73, "neighbors": 38]])
     }
 
+    /// A Y4M video (read without ffmpeg) of the astronaut, still then gone: a face per frame with its
+    /// time while it is there. The luma is the image's (Y4M is copied as it is).
+    @Test func aVideoGivesEachFramesFacesWithItsTime() throws {
+        let dir = try scratchFolder("faces-video")
+        let pgm = try Data(contentsOf: URL(fileURLWithPath: Self.astronaut))
+        let luma = pgm.suffix(512 * 512)
+        var video = Data("YUV4MPEG2 W512 H512 F10:1 Ip A1:1 C420jpeg XCOLORRANGE=FULL\n".utf8)
+        for frame in 0..<4 {
+            video += Data("FRAME\n".utf8)
+            video += frame < 3 ? luma : Data(repeating: 128, count: 512 * 512)
+            video += Data(repeating: 128, count: 2 * 256 * 256)
+        }
+        try video.write(to: URL(fileURLWithPath: dir + "/clip.y4m"))
+        // Faces of 64 pixels and more (fewer scales: the debug build is slow).
+        let run = try vitals(["faces", "clip.y4m", "--json", "--max-frames", "4", "--min-size", "64"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let frames = try #require(doc["frames"] as? [[String: Any]])
+        #expect(frames.compactMap { $0["time_s"] as? Double } == [0, 0.1, 0.2, 0.3])
+        let counts = frames.map { ($0["faces"] as? [[String: Int]])?.count }
+        #expect(counts == [1, 1, 1, 0])
+        #expect((frames[0]["faces"] as? [[String: Int]])?.first == ["x": 186, "y": 84, "width": 78, "height": 78, "neighbors": 29])
+        let capped = try vitals(["faces", "clip.y4m", "--json", "--max-frames", "2", "--min-size", "200"], in: dir)
+        #expect((try JSONSerialization.jsonObject(with: Data(capped.stdout.utf8)) as? [String: Any])
+            .flatMap { $0["frames"] as? [Any] }?.count == 2)
+    }
+
     @Test func aMinimumSizeAboveTheFaceFindsNothing() throws {
         let run = try vitals(["faces", Self.astronaut, "--min-size", "120"], in: NSTemporaryDirectory())
         #expect(run.status == 0)
