@@ -28,18 +28,26 @@ public struct GrayImage: Sendable, Equatable {
     /// - Throws: ``FaceTrackingError`` `.badImage` when a side is not positive or
     ///   `bytesPerRow < width`.
     public init(baseAddress: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int) throws(FaceTrackingError) {
+        self.init()
+        try copy(from: baseAddress, width: width, height: height, bytesPerRow: bytesPerRow)
+    }
+
+    /// Makes this image a copy of the `width` x `height` image whose rows start `bytesPerRow` bytes
+    /// apart at `baseAddress`, reusing its storage (frame after frame of one size allocates nothing).
+    /// - Throws: ``FaceTrackingError`` `.badImage` when a side is not positive or
+    ///   `bytesPerRow < width` (the image is left as it was).
+    public mutating func copy(from baseAddress: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int) throws(FaceTrackingError) {
         guard width > 0, height > 0, bytesPerRow >= width else {
             throw FaceTrackingError(
                 .badImage, "an image needs positive sides and bytesPerRow >= width (got \(width)x\(height), \(bytesPerRow) bytes per row)")
         }
         self.width = width
         self.height = height
-        pixels = [UInt8](unsafeUninitializedCapacity: width * height) { buffer, count in
+        if pixels.count != width * height { pixels = [UInt8](repeating: 0, count: width * height) }
+        pixels.withUnsafeMutableBytes { buffer in
             for y in 0..<height {
-                let row = UnsafeMutableRawPointer(buffer.baseAddress! + y * width)
-                row.copyMemory(from: baseAddress + y * bytesPerRow, byteCount: width)
+                (buffer.baseAddress! + y * width).copyMemory(from: baseAddress + y * bytesPerRow, byteCount: width)
             }
-            count = width * height
         }
     }
 

@@ -44,12 +44,17 @@ public struct FaceDetectionRun: Sendable {
         }
         let reader = try VideoFile.open(path: input, options: .init(stillImages: true))
         var frames: [FrameFaces] = []
+        var image: GrayImage?  // one buffer for every frame
         struct Enough: Error {}
         do {
             try reader.forEachFrame { frame in
                 let luma = frame.plane0
-                let image = try GrayImage(baseAddress: luma.baseAddress, width: frame.width, height: frame.height, bytesPerRow: luma.bytesPerRow)
-                frames.append(FrameFaces(time: frame.time, faces: detector.detect(in: image)))
+                if image == nil {
+                    image = try GrayImage(baseAddress: luma.baseAddress, width: frame.width, height: frame.height, bytesPerRow: luma.bytesPerRow)
+                } else {
+                    try image!.copy(from: luma.baseAddress, width: frame.width, height: frame.height, bytesPerRow: luma.bytesPerRow)
+                }
+                frames.append(FrameFaces(time: frame.time, faces: detector.detect(in: image!)))
                 if let maxFrames, frames.count >= maxFrames { throw Enough() }
             }
         } catch is Enough {}
