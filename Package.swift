@@ -31,12 +31,14 @@ let package = Package(
         .target(name: "PulseDetection", dependencies: ["SignalProcessing", "CPrefetch"], swiftSettings: swiftSettings),
         // Core Motion's model in portable Swift, and the fitness detectors.
         .target(name: "MotionAnalysis", dependencies: ["SignalProcessing"], swiftSettings: swiftSettings),
-        // Faces in camera frames: observations, the tracker (stable IDs, smoothing), preview geometry.
+        // Faces: grayscale images, integral images, OpenCV cascade classifiers (Haar, LBP) and the
+        // multi-scale detector; the tracker (stable IDs, smoothing), preview geometry, skin regions.
+        // Pure Swift; the cascade XML is parsed from bytes handed in (no I/O).
         .target(name: "FaceTracking", dependencies: ["SignalProcessing"], swiftSettings: swiftSettings),
         // Readers (CSV, Y4M, video through ffmpeg, sensor logs) and writers (JSON, reports).
         .target(
             name: "VitalsIO",
-            dependencies: ["SignalProcessing", "PulseDetection", "MotionAnalysis"],
+            dependencies: ["SignalProcessing", "PulseDetection", "MotionAnalysis", "FaceTracking"],
             swiftSettings: swiftSettings
         ),
         // Thin adapters over AVFoundation / CoreMotion / HealthKit / Vision; empty on Linux.
@@ -54,7 +56,7 @@ let package = Package(
         .executableTarget(
             name: "vitals",
             dependencies: [
-                "SignalProcessing", "PulseDetection", "MotionAnalysis", "VitalsIO",
+                "SignalProcessing", "PulseDetection", "MotionAnalysis", "FaceTracking", "VitalsIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             resources: [.copy("Resources")],
@@ -64,7 +66,7 @@ let package = Package(
         .testTarget(name: "PulseDetectionTests", dependencies: ["PulseDetection"], swiftSettings: swiftSettings),
         .testTarget(name: "MotionAnalysisTests", dependencies: ["MotionAnalysis", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "VitalsIOTests", dependencies: ["VitalsIO", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "VitalsIOTests", dependencies: ["VitalsIO", "FaceTracking", "TestSupport"], swiftSettings: swiftSettings),
         // The `vitals` program run as a user runs it (the binary `swift test` builds beside the tests).
         .testTarget(name: "vitalsTests", dependencies: ["VitalsIO", "TestSupport"], swiftSettings: swiftSettings),
         // Helpers shared by test targets (not a product).

@@ -25,12 +25,15 @@ public final class FFmpegVideoReader: VideoFrameReader {
         /// video decodes at 7-9x real time on two busy cores either way; the area downscale and
         /// the pipe take much of the time).
         public var threads: Int?
+        /// Read a still image (PNG, JPEG, ...) as a one-frame video instead of refusing it.
+        public var stillImages: Bool
 
-        public init(maxDimension: Int? = nil, bgra: Bool = false, ffmpegPath: String? = nil, threads: Int? = 1) {
+        public init(maxDimension: Int? = nil, bgra: Bool = false, ffmpegPath: String? = nil, threads: Int? = 1, stillImages: Bool = false) {
             self.maxDimension = maxDimension
             self.bgra = bgra
             self.ffmpegPath = ffmpegPath
             self.threads = threads
+            self.stillImages = stillImages
         }
     }
 
@@ -72,7 +75,7 @@ public final class FFmpegVideoReader: VideoFrameReader {
         let ffprobe = try Self.locate(
             options.ffmpegPath == nil ? "ffprobe"
                 : URL(fileURLWithPath: ffmpeg).deletingLastPathComponent().appendingPathComponent("ffprobe").path)
-        let probe = try Self.probe(path: path, ffprobe: ffprobe)
+        let probe = try Self.probe(path: path, ffprobe: ffprobe, stillImages: options.stillImages)
         var (w, h) = (probe.width, probe.height)
         if let m = options.maxDimension, m > 0, max(w, h) > m {
             let scale = Double(m) / Double(max(w, h))
@@ -281,7 +284,7 @@ public final class FFmpegVideoReader: VideoFrameReader {
     }
 
     /// The first video stream's size, rate, length and colour tags, from ffprobe's JSON.
-    static func probe(path: String, ffprobe: String) throws -> Probe {
+    static func probe(path: String, ffprobe: String, stillImages: Bool = false) throws -> Probe {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ffprobe)
         process.arguments = [
@@ -313,12 +316,13 @@ public final class FFmpegVideoReader: VideoFrameReader {
         guard let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw InputError(.corrupt, "\(path): ffprobe gave no readable answer")
         }
-        return try probe(json: json, path: path)
+        return try probe(json: json, path: path, stillImages: stillImages)
     }
 
     /// The ``Probe`` of ffprobe's JSON answer (`streams` holding the first video stream, `format`).
-    /// - Throws: `InputError(.unsupportedFormat)` for no video stream, a text file or a still image.
-    static func probe(json: [String: Any], path: String) throws -> Probe {
+    /// - Throws: `InputError(.unsupportedFormat)` for no video stream, a text file, or a still image
+    ///   unless `stillImages`.
+    static func probe(json: [String: Any], path: String, stillImages: Bool = false) throws -> Probe {
         let streams = json["streams"] as? [[String: Any]] ?? []
         let format = json["format"] as? [String: Any] ?? [:]
         guard let s = streams.first, let w = s["width"] as? Int, let h = s["height"] as? Int, w > 0, h > 0 else {
@@ -330,7 +334,7 @@ public final class FFmpegVideoReader: VideoFrameReader {
         if formatName == "tty" || ["ansi", "bintext", "xbin", "idf"].contains(codec) {
             throw InputError(.unsupportedFormat, "\(path): a text file, not a video")
         }
-        if formatName.hasSuffix("_pipe") || formatName == "image2" {
+        if !stillImages && (formatName.hasSuffix("_pipe") || formatName == "image2") {
             throw InputError(.unsupportedFormat, "\(path): a still image (\(codec)), not a video")
         }
         func rate(_ key: String) -> Double? {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FaceTracking
 import Foundation
 import VitalsIO
 
@@ -13,12 +14,16 @@ struct Bench: ParsableCommand {
     @Option(help: "Run only benchmarks whose name contains this text.")
     var filter: String?
 
+    @Option(help: "OpenCV cascade XML for face-detect (default: the bundled lbpcascade_frontalface_improved.xml).")
+    var cascade: String?
+
     @Option(help: "Rounds per benchmark; the fastest round is reported (the PPG benchmarks take at most 5; the 24-hour stream runs once).")
     var rounds = 7
 
     /// Every benchmark's name, in the order they run.
     static var names: [String] {
         PulseBenchmarks.names + FrameBenchmarks.names + StepBenchmarks.names + MotionBenchmarks.names
+            + FaceBenchmarks.names
     }
 
     func validate() throws {
@@ -31,10 +36,11 @@ struct Bench: ParsableCommand {
     }
 
     func run() throws {
-        let results = PulseBenchmarks.run(filter: filter, rounds: min(rounds, 5))
+        let results = try PulseBenchmarks.run(filter: filter, rounds: min(rounds, 5))
             + FrameBenchmarks.run(filter: filter, rounds: rounds)
             + StepBenchmarks.run(filter: filter, rounds: rounds)
             + MotionBenchmarks.run(filter: filter, rounds: rounds)
+            + faceBenchmarks()
         if json {
             struct Document: Encodable { var benchmarks: [BenchmarkResult] }
             let encoder = JSONEncoder()
@@ -45,5 +51,15 @@ struct Bench: ParsableCommand {
                 print("\(r.name.padding(toLength: 36, withPad: " ", startingAt: 0)) \(String(format: "%10.1f", r.nsPerOp / 1000)) us/op")
             }
         }
+    }
+
+    /// The face benchmark on the bundled astronaut image, with --cascade or the bundled cascade.
+    func faceBenchmarks() throws -> [BenchmarkResult] {
+        guard FaceBenchmarks.names.contains(where: { filter == nil || $0.contains(filter!) }) else { return [] }
+        guard let url = Bundle.module.url(forResource: "astronaut", withExtension: "pgm", subdirectory: "Resources") else {
+            throw CLIError("the bundled astronaut.pgm is missing from the vitals resources")
+        }
+        let (classifier, _) = try Faces.loadCascade(cascade)
+        return FaceBenchmarks.run(filter: filter, rounds: rounds, astronaut: try PGMImage.read(path: url.path), cascade: classifier)
     }
 }

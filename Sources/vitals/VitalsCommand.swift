@@ -20,6 +20,7 @@ struct VitalsCommand: AsyncParsableCommand {
             Swings.self, Reps.self, Motion.self,
             Steps.self,
             Frames.self,
+            Faces.self,
             Simulate.self,
         ]
     )

@@ -193,4 +193,10 @@ struct FFmpegProbeTests {
             }
         }
     }
+
+    @Test func aStillImageIsReadOnlyWhenAskedFor() throws {
+        let png = probeJSON(stream: ["codec_name": "png", "pix_fmt": "rgb24"], format: ["format_name": "png_pipe"])
+        #expect(throws: InputError.self) { try FFmpegVideoReader.probe(json: png, path: "a.png") }
+        #expect(try FFmpegVideoReader.probe(json: png, path: "a.png", stillImages: true).width == 320)
+    }
 }

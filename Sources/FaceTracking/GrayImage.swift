@@ -1,0 +1,63 @@
+/// An 8-bit grayscale image: `width` x `height` pixels, row-major, one byte per pixel, rows packed
+/// (no padding). Pixel values are brightness 0...255 (a video frame's luma plane is one).
+public struct GrayImage: Sendable, Equatable {
+    /// Pixels per row.
+    public internal(set) var width: Int
+    /// Rows.
+    public internal(set) var height: Int
+    /// `width * height` pixels, row after row; pixel (x, y) is `pixels[y * width + x]`.
+    public internal(set) var pixels: [UInt8]
+
+    /// An image holding `pixels` (row-major, `width * height` of them).
+    /// - Throws: ``FaceTrackingError`` `.badImage` when a side is not positive or the count differs.
+    public init(width: Int, height: Int, pixels: [UInt8]) throws(FaceTrackingError) {
+        guard width > 0, height > 0 else {
+            throw FaceTrackingError(.badImage, "an image needs positive sides (got \(width)x\(height))")
+        }
+        guard pixels.count == width * height else {
+            throw FaceTrackingError(
+                .badImage, "a \(width)x\(height) image has \(width * height) pixels (got \(pixels.count))")
+        }
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    /// A copy of the `width` x `height` image whose rows start `bytesPerRow` bytes apart at
+    /// `baseAddress` (a camera buffer's or a decoded frame's luma plane).
+    /// - Throws: ``FaceTrackingError`` `.badImage` when a side is not positive or
+    ///   `bytesPerRow < width`.
+    public init(baseAddress: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int) throws(FaceTrackingError) {
+        self.init()
+        try copy(from: baseAddress, width: width, height: height, bytesPerRow: bytesPerRow)
+    }
+
+    /// Makes this image a copy of the `width` x `height` image whose rows start `bytesPerRow` bytes
+    /// apart at `baseAddress`, reusing its storage (frame after frame of one size allocates nothing).
+    /// - Throws: ``FaceTrackingError`` `.badImage` when a side is not positive or
+    ///   `bytesPerRow < width` (the image is left as it was).
+    public mutating func copy(from baseAddress: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int) throws(FaceTrackingError) {
+        guard width > 0, height > 0, bytesPerRow >= width else {
+            throw FaceTrackingError(
+                .badImage, "an image needs positive sides and bytesPerRow >= width (got \(width)x\(height), \(bytesPerRow) bytes per row)")
+        }
+        self.width = width
+        self.height = height
+        if pixels.count != width * height { pixels = [UInt8](repeating: 0, count: width * height) }
+        pixels.withUnsafeMutableBytes { buffer in
+            for y in 0..<height {
+                (buffer.baseAddress! + y * width).copyMemory(from: baseAddress + y * bytesPerRow, byteCount: width)
+            }
+        }
+    }
+
+    /// An empty image (0 x 0), as scratch to be filled by ``resize(from:width:height:)``.
+    init() {
+        width = 0
+        height = 0
+        pixels = []
+    }
+
+    /// The pixel at column `x`, row `y`.
+    @inlinable public subscript(x: Int, y: Int) -> UInt8 { pixels[y * width + x] }
+}

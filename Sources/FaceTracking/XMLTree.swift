@@ -1,0 +1,75 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// An XML element as OpenCV's `FileStorage` files use them: a name, attributes, the text directly
+/// inside it (whitespace kept), and child elements in order. Comments are dropped.
+struct XMLTree: Sendable {
+    var name: String
+    var attributes: [String: String]
+    var text: String
+    var children: [XMLTree]
+    /// Line of the start tag, 1-based, for messages.
+    var line: Int
+
+    /// The first child named `name`.
+    func child(_ name: String) -> XMLTree? { children.first { $0.name == name } }
+
+    /// The whitespace-separated words of the element's text.
+    var words: [Substring] { text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }) }
+
+    /// The document element of `bytes`.
+    /// - Throws: ``FaceTrackingError`` `.malformedXML` with the parser's reason and line.
+    static func parse(_ bytes: [UInt8]) throws(FaceTrackingError) -> XMLTree {
+        let builder = Builder()
+        let parser = XMLParser(data: Data(bytes))
+        parser.delegate = builder
+        let ok = parser.parse()
+        guard ok, let root = builder.root else {
+            let reason = builder.failure ?? parser.parserError.map(Builder.describe)
+                ?? builder.stack.last.map { "the document ends inside <\($0.name)>" } ?? "no document element"
+            throw FaceTrackingError(.malformedXML, "cascade is not well-formed XML (line \(max(parser.lineNumber, 1)): \(reason))")
+        }
+        return root
+    }
+
+    private final class Builder: NSObject, XMLParserDelegate {
+        var stack: [XMLTree] = []
+        var root: XMLTree?
+        var failure: String?
+
+        func parser(
+            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+            qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
+        ) {
+            stack.append(XMLTree(name: elementName, attributes: attributeDict, text: "", children: [], line: parser.lineNumber))
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            guard !stack.isEmpty else { return }
+            stack[stack.count - 1].text += string
+        }
+
+        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+            guard let element = stack.popLast() else { return }
+            if stack.isEmpty {
+                root = element
+            } else {
+                stack[stack.count - 1].children.append(element)
+            }
+        }
+
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+            if failure == nil { failure = Self.describe(parseError) }
+        }
+
+        /// The parser's error as a short reason (its code name where Foundation gives one).
+        static func describe(_ error: any Error) -> String {
+            let ns = error as NSError
+            if let reason = ns.userInfo[NSLocalizedDescriptionKey] as? String, !reason.isEmpty { return reason }
+            if let code = XMLParser.ErrorCode(rawValue: ns.code) { return "\(code)".replacingOccurrences(of: "Error", with: "") }
+            return "XML parser error \(ns.code)"
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import FaceTracking
+import Foundation
+import PulseDetection
+
+/// Faces found in an image or in each frame of a video (what `vitals faces` prints).
+public struct FaceDetectionRun: Sendable {
+    /// One frame's detections.
+    public struct FrameFaces: Sendable, Equatable {
+        /// Presentation time, seconds (0 for an image).
+        public var time: Double
+        /// The faces found, in pixels.
+        public var faces: [Detection]
+    }
+
+    /// The input's path.
+    public var input: String
+    /// Frame width, pixels (as decoded: ffmpeg rounds 4:2:0 frames up to even sides).
+    public var width: Int
+    /// Frame height, pixels.
+    public var height: Int
+    /// A name for the cascade (its file name).
+    public var cascadeName: String
+    /// Each frame's detections, in order (one for an image).
+    public var frames: [FrameFaces]
+
+    /// Detects faces in the image or video at `input`: a binary PGM (`.pgm`) and Y4M video are read
+    /// directly, anything else through ffmpeg (PNG, JPEG, videos), whose 4:2:0 luma plane is the grayscale
+    /// image (BT.601 or BT.709 luma in the stream's range: for full-range RGB sources such as PNG,
+    /// 0.299 R + 0.587 G + 0.114 B, as OpenCV's conversion).
+    /// - Parameters:
+    ///   - maxFrames: stop after this many frames (nil: all).
+    /// - Throws: `InputError` for a missing, unreadable or undecodable input.
+    public static func run(
+        input: String, cascade: CascadeClassifier, cascadeName: String,
+        parameters: FaceDetector.Parameters, maxFrames: Int? = nil
+    ) throws -> FaceDetectionRun {
+        var detector: FaceDetector
+        do { detector = try FaceDetector(cascade: cascade, parameters: parameters) } catch { throw error.inputError }
+        if input.lowercased().hasSuffix(".pgm") {
+            let image = try PGMImage.read(path: input)
+            return FaceDetectionRun(
+                input: input, width: image.width, height: image.height, cascadeName: cascadeName,
+                frames: [FrameFaces(time: 0, faces: detector.detect(in: image))])
+        }
+        let reader = try VideoFile.open(path: input, options: .init(stillImages: true))
+        var frames: [FrameFaces] = []
+        var image: GrayImage?  // one buffer for every frame
+        struct Enough: Error {}
+        do {
+            try reader.forEachFrame { frame in
+                let luma = frame.plane0
+                if image == nil {
+                    image = try GrayImage(baseAddress: luma.baseAddress, width: frame.width, height: frame.height, bytesPerRow: luma.bytesPerRow)
+                } else {
+                    try image!.copy(from: luma.baseAddress, width: frame.width, height: frame.height, bytesPerRow: luma.bytesPerRow)
+                }
+                frames.append(FrameFaces(time: frame.time, faces: detector.detect(in: image!)))
+                if let maxFrames, frames.count >= maxFrames { throw Enough() }
+            }
+        } catch is Enough {}
+        return FaceDetectionRun(
+            input: input, width: reader.videoInfo.width, height: reader.videoInfo.height, cascadeName: cascadeName, frames: frames)
+    }
+
+    /// `{"input", "width", "height", "cascade", "frames": [{"time_s", "faces": [{"x", "y", "width",
+    /// "height", "neighbors"}]}]}`.
+    public var json: JSON {
+        .object([
+            ("input", .string(input)), ("width", .number(Double(width))), ("height", .number(Double(height))),
+            ("cascade", .string(cascadeName)),
+            ("frames", .array(frames.map { f in
+                .object([
+                    ("time_s", .num(f.time, digits: 6)),
+                    ("faces", .array(f.faces.map { d in
+                        .object([
+                            ("x", .number(Double(d.rect.x))), ("y", .number(Double(d.rect.y))),
+                            ("width", .number(Double(d.rect.width))), ("height", .number(Double(d.rect.height))),
+                            ("neighbors", .number(Double(d.neighbors))),
+                        ])
+                    })),
+                ])
+            })),
+        ])
+    }
+}

@@ -1,0 +1,72 @@
+import FaceTracking
+import Foundation
+
+/// Binary PGM images (`P5`, 8-bit): the grayscale format face crops and test images come in.
+public enum PGMImage {
+    /// The image in the PGM file at `path`.
+    /// - Throws: `InputError`: `.fileNotFound`, `.unreadable`, `.unsupportedFormat` (not a binary
+    ///   8-bit PGM), `.corrupt` (fewer pixels than the header states).
+    public static func read(path: String) throws -> GrayImage {
+        try decode(readInputFile(path), name: path)
+    }
+
+    /// The image in `bytes`, a binary PGM: `P5`, width, height and maximum value (1...255) separated
+    /// by whitespace and `#` comments, one whitespace byte, then the pixels row by row. Values are
+    /// scaled to 0...255 when the maximum is below 255.
+    /// - Throws: `InputError` `.unsupportedFormat` or `.corrupt`, naming `name`.
+    public static func decode(_ bytes: [UInt8], name: String = "image") throws -> GrayImage {
+        var i = 0
+        func skipSpaceAndComments() {
+            while i < bytes.count {
+                if bytes[i] == UInt8(ascii: "#") {
+                    while i < bytes.count && bytes[i] != UInt8(ascii: "\n") { i += 1 }
+                } else if [9, 10, 13, 32].contains(bytes[i]) {
+                    i += 1
+                } else {
+                    return
+                }
+            }
+        }
+        func number() -> Int? {
+            skipSpaceAndComments()
+            var value = 0, digits = 0
+            while i < bytes.count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9"), digits < 9 {
+                value = value * 10 + Int(bytes[i] - UInt8(ascii: "0"))
+                i += 1
+                digits += 1
+            }
+            return digits > 0 ? value : nil
+        }
+        guard bytes.count >= 2, bytes[0] == UInt8(ascii: "P"), bytes[1] == UInt8(ascii: "5") else {
+            throw InputError(.unsupportedFormat, "\(name): not a binary PGM image (it does not start with P5)")
+        }
+        i = 2
+        guard let width = number(), let height = number(), let maxValue = number(),
+            width > 0, height > 0, (1...255).contains(maxValue), i < bytes.count, [9, 10, 13, 32].contains(bytes[i])
+        else {
+            throw InputError(.unsupportedFormat, "\(name): the PGM header is not 'P5 width height maxval' with maxval 1...255 (16-bit PGM is not read)")
+        }
+        i += 1
+        let count = width * height
+        guard bytes.count - i >= count else {
+            throw InputError(.corrupt, "\(name): the PGM holds \(bytes.count - i) of its \(width)x\(height) = \(count) pixels")
+        }
+        var pixels = Array(bytes[i..<(i + count)])
+        if maxValue < 255 {
+            for k in pixels.indices { pixels[k] = UInt8(min(255, (Int(pixels[k]) * 255 + maxValue / 2) / maxValue)) }
+        }
+        return try GrayImage(width: width, height: height, pixels: pixels)
+    }
+
+    /// `image` as a binary PGM file's bytes.
+    public static func encode(_ image: GrayImage) -> [UInt8] {
+        Array("P5\n\(image.width) \(image.height)\n255\n".utf8) + image.pixels
+    }
+}
+
+extension FaceTrackingError {
+    /// This error as an `InputError` (for the command line's one-line messages).
+    public var inputError: InputError {
+        InputError(code == .badParameters ? .badOption : .unsupportedFormat, message)
+    }
+}

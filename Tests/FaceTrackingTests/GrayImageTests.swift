@@ -1,0 +1,22 @@
+import Testing
+@testable import FaceTracking
+
+@Suite struct GrayImageTests {
+    @Test func copyingAStridedBufferDropsThePadding() throws {
+        // 3x2 pixels in rows of 5 bytes (2 bytes of padding, 99).
+        let buffer: [UInt8] = [1, 2, 3, 99, 99, 4, 5, 6, 99, 99]
+        var image = try buffer.withUnsafeBytes { try GrayImage(baseAddress: $0.baseAddress!, width: 3, height: 2, bytesPerRow: 5) }
+        #expect(image.pixels == [1, 2, 3, 4, 5, 6])
+        try buffer.withUnsafeBytes { try image.copy(from: $0.baseAddress! + 1, width: 2, height: 2, bytesPerRow: 5) }
+        #expect(image.width == 2 && image.pixels == [2, 3, 5, 6])
+        #expect(throws: FaceTrackingError.self) {
+            try buffer.withUnsafeBytes { try image.copy(from: $0.baseAddress!, width: 6, height: 1, bytesPerRow: 5) }
+        }
+        #expect(image.pixels == [2, 3, 5, 6])
+    }
+
+    @Test func pixelsMustFitTheSize() {
+        #expect(throws: FaceTrackingError.self) { try GrayImage(width: 2, height: 2, pixels: [1, 2, 3]) }
+        #expect(throws: FaceTrackingError.self) { try GrayImage(width: 0, height: 2, pixels: []) }
+    }
+}
