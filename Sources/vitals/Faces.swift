@@ -37,7 +37,7 @@ struct Faces: ParsableCommand {
     @Option(name: .customLong("max-frames"), help: "Stop after this many video frames (0: all).")
     var maxFrames = 0
 
-    @Flag(help: "Print one JSON document.")
+    @Flag(help: "Print one JSON document per input, each on one line.")
     var json = false
 
     func validate() throws {
