@@ -145,4 +145,27 @@ public struct FaceVideoSimulator: Sendable {
         }
         try writer.close()
     }
+
+    /// A picture for the simulator: a binary PPM read natively, anything else (PNG, JPEG) through
+    /// ffmpeg; 8-bit R, G, B interleaved.
+    /// - Throws: `InputError` for a missing, unreadable or undecodable picture.
+    public static func readPicture(path: String) throws -> (width: Int, height: Int, rgb: [UInt8]) {
+        if path.lowercased().hasSuffix(".ppm") { return try PGMImage.decodeRGB(readInputFile(path), name: path) }
+        let reader = try FFmpegVideoReader(path: path, options: .init(bgra: true, stillImages: true))
+        var picture: (width: Int, height: Int, rgb: [UInt8])?
+        try reader.forEachFrame { frame in
+            guard picture == nil else { return }
+            let plane = frame.plane0
+            var rgb = [UInt8](repeating: 0, count: frame.width * frame.height * 3)
+            for y in 0..<frame.height {
+                let row = plane.baseAddress.advanced(by: y * plane.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+                for x in 0..<frame.width {
+                    for c in 0..<3 { rgb[3 * (y * frame.width + x) + c] = row[4 * x + 2 - c] }  // BGRA
+                }
+            }
+            picture = (frame.width, frame.height, rgb)
+        }
+        guard let picture else { throw InputError(.empty, "\(path): no picture decoded") }
+        return picture
+    }
 }

@@ -1,7 +1,8 @@
 import FaceTracking
 import Foundation
 
-/// Binary PGM images (`P5`, 8-bit): the grayscale format face crops and test images come in.
+/// Binary PGM images (`P5`, 8-bit): the grayscale format face crops and test images come in; and
+/// binary PPM (`P6`) colour images.
 public enum PGMImage {
     /// The image in the PGM file at `path`.
     /// - Throws: `InputError`: `.fileNotFound`, `.unreadable`, `.unsupportedFormat` (not a binary
@@ -15,6 +16,22 @@ public enum PGMImage {
     /// scaled to 0...255 when the maximum is below 255.
     /// - Throws: `InputError` `.unsupportedFormat` or `.corrupt`, naming `name`.
     public static func decode(_ bytes: [UInt8], name: String = "image") throws -> GrayImage {
+        let pixels = try samples(bytes, magic: "P5", channels: 1, name: name)
+        return try GrayImage(width: pixels.width, height: pixels.height, pixels: pixels.values)
+    }
+
+    /// The colour image in `bytes`, a binary PPM (`P6`, 8-bit; header as for ``decode(_:name:)``):
+    /// R, G, B interleaved, rows packed.
+    /// - Throws: `InputError` `.unsupportedFormat` or `.corrupt`, naming `name`.
+    public static func decodeRGB(_ bytes: [UInt8], name: String = "image") throws -> (width: Int, height: Int, rgb: [UInt8]) {
+        let pixels = try samples(bytes, magic: "P6", channels: 3, name: name)
+        return (pixels.width, pixels.height, pixels.values)
+    }
+
+    /// The header and samples of a binary PGM (`P5`, one channel) or PPM (`P6`, three), scaled to 0...255.
+    private static func samples(_ bytes: [UInt8], magic: String, channels: Int, name: String) throws
+        -> (width: Int, height: Int, values: [UInt8]) {
+        let kind = channels == 1 ? "PGM" : "PPM"
         var i = 0
         func skipSpaceAndComments() {
             while i < bytes.count {
@@ -37,25 +54,25 @@ public enum PGMImage {
             }
             return digits > 0 ? value : nil
         }
-        guard bytes.count >= 2, bytes[0] == UInt8(ascii: "P"), bytes[1] == UInt8(ascii: "5") else {
-            throw InputError(.unsupportedFormat, "\(name): not a binary PGM image (it does not start with P5)")
+        guard bytes.count >= 2, bytes[0] == UInt8(ascii: "P"), bytes[1] == Array(magic.utf8)[1] else {
+            throw InputError(.unsupportedFormat, "\(name): not a binary \(kind) image (it does not start with \(magic))")
         }
         i = 2
         guard let width = number(), let height = number(), let maxValue = number(),
             width > 0, height > 0, (1...255).contains(maxValue), i < bytes.count, [9, 10, 13, 32].contains(bytes[i])
         else {
-            throw InputError(.unsupportedFormat, "\(name): the PGM header is not 'P5 width height maxval' with maxval 1...255 (16-bit PGM is not read)")
+            throw InputError(.unsupportedFormat, "\(name): the \(kind) header is not '\(magic) width height maxval' with maxval 1...255 (16-bit \(kind) is not read)")
         }
         i += 1
-        let count = width * height
-        guard bytes.count - i >= count else {
-            throw InputError(.corrupt, "\(name): the PGM holds \(bytes.count - i) of its \(width)x\(height) = \(count) pixels")
+        let (count, overflow) = width.multipliedReportingOverflow(by: height * channels)
+        guard !overflow, bytes.count - i >= count else {
+            throw InputError(.corrupt, "\(name): the \(kind) holds \(bytes.count - i) of its \(width)x\(height)\(channels == 1 ? "" : "x3") = \(count) samples")
         }
-        var pixels = Array(bytes[i..<(i + count)])
+        var values = Array(bytes[i..<(i + count)])
         if maxValue < 255 {
-            for k in pixels.indices { pixels[k] = UInt8(min(255, (Int(pixels[k]) * 255 + maxValue / 2) / maxValue)) }
+            for k in values.indices { values[k] = UInt8(min(255, (Int(values[k]) * 255 + maxValue / 2) / maxValue)) }
         }
-        return try GrayImage(width: width, height: height, pixels: pixels)
+        return (width, height, values)
     }
 
     /// `image` as a binary PGM file's bytes.

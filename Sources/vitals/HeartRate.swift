@@ -34,7 +34,15 @@ struct HeartRate: ParsableCommand {
         discussion: "Each frame's colour goes through a remote-pulse projection (--method) that cancels changes of brightness, then the rate is tracked over windows (--window, default 8 s, every --hop, default 2 s), declining windows without a clear spectral peak. No beats or HRV in this mode."))
     var skin = false
 
-    @Option(help: "With --skin: how the colour channels are combined (pos, chrom or green).")
+    @Flag(help: ArgumentHelp(
+        "INPUT is a video of a face: find it, follow it, and read the pulse from its forehead and cheeks.",
+        discussion: "Faces are found with an OpenCV cascade (--cascade, default the bundled LBP frontal-face cascade) on each frame's luma and followed by the face tracker; the largest face's skin regions go through the remote pulse as with --skin."))
+    var face = false
+
+    @Option(help: "With --face: an OpenCV cascade XML file for finding faces.")
+    var cascade: String?
+
+    @Option(help: "With --skin or --face: how the colour channels are combined (pos, chrom or green).")
     var method: RemotePulse.Method?
 
     @Option(help: "Sample rate in Hz, for files without a time_s or time_ms column.")
@@ -61,7 +69,17 @@ struct HeartRate: ParsableCommand {
         if let window, !(window > 0) { throw ValidationError("--window must be a positive number of seconds") }
         if let hop, !(hop > 0) { throw ValidationError("--hop must be a positive number of seconds") }
         if hop != nil && window == nil && motion == nil && !skin { throw ValidationError("--hop needs --window") }
-        if method != nil && !skin { throw ValidationError("--method applies with --skin") }
+        if method != nil && !skin && !face { throw ValidationError("--method applies with --skin or --face") }
+        if cascade != nil && !face { throw ValidationError("--cascade applies with --face") }
+        if skin && face { throw ValidationError("--skin and --face are two ways to read one input: choose one") }
+        if face {
+            guard let input, VideoFile.hasVideoExtension(input) else {
+                throw ValidationError("--face needs a video INPUT (.y4m, .mp4, .mov, .avi, .mkv, .webm)")
+            }
+            if motion != nil || column != nil || rate != nil || polarity != .asRecorded {
+                throw ValidationError("--face reads a video's frames: no --motion, --column, --rate or --polarity")
+            }
+        }
         if skin {
             if input == nil { throw ValidationError("--skin needs an INPUT file (colour means or a video of skin)") }
             if motion != nil || column != nil || polarity != .asRecorded {
@@ -79,6 +97,7 @@ struct HeartRate: ParsableCommand {
     func run() throws {
         if let motion, let input, let column { return try runWrist(path: input, ppg: column, motion: motion) }
         if skin, let input { return try runSkin(path: input) }
+        if face, let input { return try runFace(path: input) }
         let path: String
         let bundled = input == nil
         if let input {
@@ -239,12 +258,49 @@ struct HeartRate: ParsableCommand {
         }
         print(String(format: "%@: %.1f s at %.1f Hz, remote pulse (%@), %d of %d frames left out", path, recording.duration,
                      recording.sampleRate, pulse.method.rawValue, analysis.rejectedFrames[0], skinRecording.colors[0].count))
+        printSkinRate(analysis, window: settings.windowSeconds)
+    }
+
+    /// `--face`: the remote pulse of the skin of the face the video shows.
+    private func runFace(path: String) throws {
+        let (classifier, cascadeName) = try Faces.loadCascade(cascade)
+        var options = FaceVideoPulse.Options()
+        if let method { options.pulse.method = method }
+        if let window { options.skinTracker.windowSeconds = window }
+        options.skinTracker.hopSeconds = hop ?? min(options.skinTracker.hopSeconds, options.skinTracker.windowSeconds)
+        let progress = ProgressBar(label: URL(fileURLWithPath: path).lastPathComponent)
+        let result = try CLIError.wrap { try FaceVideoPulse.run(path: path, cascade: classifier, options: options, progress: progress.update) }
+        progress.finish()
+        let frames = result.recording.colors[0].count
+        if result.framesWithFace == 0 { warn("\(path): no face found in any of its \(frames) frames: no rate") }
+        if json {
+            guard case .object(var fields) = result.recording.report(input: path, analysis: result.analysis, pulse: options.pulse,
+                                                                    tracker: options.skinTracker) else { return }
+            fields.append(("faces", .object([
+                ("cascade", .string(cascadeName)), ("frames_with_face", .num(Double(result.framesWithFace))),
+                ("faces_tracked", .num(Double(result.faces))),
+                ("frame_width", .num(Double(result.width))), ("frame_height", .num(Double(result.height))),
+            ])))
+            print(JSON.object(fields).serialized())
+            return
+        }
+        print(String(format: "%@: %.1f s at %.1f Hz, a face in %d of %d frames (%d tracked), remote pulse (%@) of forehead and cheeks",
+                     path, result.recording.duration, result.recording.sampleRate, result.framesWithFace, frames, result.faces,
+                     options.pulse.method.rawValue))
+        printSkinRate(result.analysis, window: options.skinTracker.windowSeconds)
+    }
+
+    /// The rate line of `--skin` and `--face`.
+    private func printSkinRate(_ analysis: SkinRecording.Analysis, window: Double) {
         let bpm = analysis.estimates.compactMap(\.bpm)
         if let hr = analysis.heartRate {
-            print(String(format: "heart rate  median %.1f bpm (%.1f-%.1f over %d of %d windows of %g s)", hr,
-                         bpm.min()!, bpm.max()!, bpm.count, analysis.estimates.count, settings.windowSeconds))
+            print(String(format: "heart rate  %.1f bpm (%.0f %% of %d windows of %g s agree within 5 bpm; %d answered)", hr,
+                         100 * analysis.consensus.agreement, analysis.estimates.count, window, bpm.count))
         } else if !analysis.estimates.isEmpty {
-            print("heart rate  not reported: every window was declined (\(Set(analysis.estimates.compactMap { $0.declined?.rawValue }).sorted().joined(separator: ", ")))")
+            print(String(format: "heart rate  not reported: the windows do not agree (%.0f %% within 5 bpm of their median; half are needed)",
+                         100 * analysis.consensus.agreement))
+        } else if !analysis.used.contains(true) {
+            print("heart rate  not reported: most frames left out in every region (no face, or a colour that keeps jumping)")
         }
     }
 

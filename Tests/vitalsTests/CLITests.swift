@@ -259,6 +259,41 @@ struct CLITests {
         }
     }
 
+    /// The bundled astronaut's face, pulsing at 84 bpm under flicker and sway: found, followed and
+    /// read; a fingertip video has no face and no rate.
+    @Test func heartRateOfAFaceVideo() throws {
+        let dir = try scratchFolder("face")
+        let made = try vitals(["simulate", "face", "--bpm", "84", "--seconds", "12", "--fps", "15", "face.y4m"], in: dir)
+        #expect(made.status == 0, "\(made.stderr)")
+        let run = try vitals(["heart-rate", "face.y4m", "--face", "--json"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let bpm = try #require((doc["heart_rate"] as? [String: Any])?["bpm"] as? Double)
+        #expect(abs(bpm - 84) < 1.5)
+        let faces = try #require(doc["faces"] as? [String: Any])
+        #expect(faces["faces_tracked"] as? Double == 1)
+        #expect((faces["frames_with_face"] as? Double ?? 0) >= 170)  // of 180: all but those before the face is confirmed
+        #expect((doc["quality"] as? [String: Any])?["regions"] as? [String] == ["forehead", "left cheek", "right cheek"])
+
+        _ = try vitals(["simulate", "finger", "--seconds", "3", "finger.y4m"], in: dir)
+        let none = try vitals(["heart-rate", "finger.y4m", "--face", "--json"], in: dir)
+        #expect(none.status == 0, "\(none.stderr)")
+        let noneDoc = try #require(try JSONSerialization.jsonObject(with: Data(none.stdout.utf8)) as? [String: Any])
+        #expect((noneDoc["heart_rate"] as? [String: Any])?["bpm"] is NSNull)
+        #expect((noneDoc["faces"] as? [String: Any])?["frames_with_face"] as? Double == 0)
+        #expect(none.stderr.contains("no face found"))
+
+        for (arguments, phrase) in [(["face.y4m", "--cascade", "x.xml"], "--cascade applies with --face"),
+                                    (["face.y4m", "--face", "--skin"], "choose one"),
+                                    (["face.y4m", "--face", "--cascade", "missing.xml"], "missing.xml"),
+                                    (["skin.csv", "--face"], "--face needs a video")] {
+            let bad = try vitals(["heart-rate"] + arguments, in: dir)
+            #expect(bad.status != 0, "\(arguments)")
+            #expect(bad.errorLines.count == 1, "\(arguments): \(bad.stderr)")
+            #expect(bad.stderr.contains(phrase), "\(arguments): \(bad.stderr)")
+        }
+    }
+
     @Test func heartRateWithMotionTracksTheWristPulse() throws {
         let dir = try scratchFolder("wrist")
         try Self.wristCSV().write(toFile: dir + "/wrist.csv", atomically: true, encoding: .utf8)

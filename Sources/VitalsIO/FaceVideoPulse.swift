@@ -1,0 +1,97 @@
+import FaceTracking
+import Foundation
+import PulseDetection
+
+/// Heart rate from a face in a video, without touching anything: each frame's faces are found by the
+/// cascade detector (``FaceDetector`` on the luma plane) and followed by ``FaceTracker``; the skin
+/// regions of the largest tracked face (``SkinRegions``: forehead and cheeks) are averaged in every
+/// frame, and ``SkinRecording`` turns them into a rate. Frames without a tracked face give the
+/// regions no colour (the remote pulse holds the last one, and counts the frame as left out).
+public struct FaceVideoPulse: Sendable {
+    public struct Options: Sendable {
+        /// Frames are decoded at most this many pixels on their longer side (ffmpeg's area
+        /// averaging keeps the regions' mean colours; the detector needs faces of 24 pixels or more).
+        public var maxDimension: Int? = 320
+        /// The detector's parameters; faces under a tenth of the frame's shorter side are not looked for.
+        public var parameters = FaceDetector.Parameters()
+        /// Faces are looked for this many times a second at most (every frame when the video has
+        /// fewer); the tracked box stands in between. Detection is most of the cost (about 15 ms
+        /// for a 320x320 frame), and a face moves little in a sixth of a second.
+        public var detectionsPerSecond = 6.0
+        public var tracker = FaceTracker.Settings()
+        public var pulse = RemotePulse.Settings()
+        public var skinTracker = SkinRecording.trackerSettings
+        public init() {}
+    }
+
+    public var recording: SkinRecording
+    public var analysis: SkinRecording.Analysis
+    /// Frames in which a face was tracked, and faces (track IDs) seen in all.
+    public var framesWithFace: Int
+    public var faces: Int
+    /// The decoded frame size, pixels.
+    public var width: Int
+    public var height: Int
+
+    /// - Throws: `InputError` for a video that cannot be decoded, has under two frames, or settings
+    ///   the detector, the pulse or the tracker cannot use.
+    public static func run(path: String, cascade: CascadeClassifier, options: Options = .init(),
+                           progress: ((Double) -> Void)? = nil) throws -> FaceVideoPulse {
+        guard options.detectionsPerSecond > 0, options.detectionsPerSecond.isFinite else {
+            throw InputError(.badOption, "faces must be looked for a positive number of times a second")
+        }
+        let reader = try VideoFile.open(path: path, options: .init(maxDimension: options.maxDimension))
+        let info = reader.videoInfo
+        var parameters = options.parameters
+        let smallest = min(info.width, info.height) / 10
+        if parameters.minSize.width < smallest { parameters.minSize = PixelSize(width: smallest, height: smallest) }
+        var detector: FaceDetector
+        do { detector = try FaceDetector(cascade: cascade, parameters: parameters) } catch { throw error.inputError }
+        var tracker: FaceTracker
+        do { tracker = try FaceTracker(settings: options.tracker) } catch {
+            throw InputError(.badOption, "\(path): \(error)")
+        }
+        var image = try GrayImage(width: 1, height: 1, pixels: [0])  // refilled from each frame's luma
+        var colors: [[ColorSample]] = [[], [], []]
+        var current: TrackedFace?
+        var ids = Set<Int>()
+        var nextDetection = -Double.infinity
+        var withFace = 0
+        let duration = info.duration ?? 0
+        try reader.forEachFrame { frame in
+            if frame.time >= nextDetection - 1e-6 {
+                nextDetection = max(nextDetection, frame.time) + 1 / options.detectionsPerSecond
+                let luma = frame.plane0
+                try image.copy(from: luma.baseAddress, width: frame.width, height: frame.height, bytesPerRow: luma.bytesPerRow)
+                let (w, h) = (Double(frame.width), Double(frame.height))
+                let observations = detector.detect(in: image).map { d in
+                    FaceObservation(boundingBox: NormalizedRect(x: Double(d.rect.x) / w, y: Double(d.rect.y) / h,
+                                                                width: Double(d.rect.width) / w, height: Double(d.rect.height) / h),
+                                    confidence: min(1, Double(d.neighbors) / 10))
+                }
+                let tracked = tracker.process(observations, at: frame.time)
+                current = tracked.max { $0.boundingBox.area < $1.boundingBox.area }
+                if let id = current?.id { ids.insert(id) }
+            }
+            if let face = current {
+                withFace += 1
+                let regions = SkinRegions(face: face.boundingBox)
+                for (k, r) in [regions.forehead, regions.leftCheek, regions.rightCheek].enumerated() {
+                    let sampler = try FrameSampler(region: .fraction(x: r.x, y: r.y, width: r.width, height: r.height))
+                    let c = (try? sampler.sample(frame)) ?? ColorSample(time: frame.time, red: .nan, green: .nan, blue: .nan)
+                    colors[k].append(c)
+                }
+            } else {
+                for k in 0..<3 { colors[k].append(ColorSample(time: frame.time, red: .nan, green: .nan, blue: .nan)) }
+            }
+            if duration > 0 { progress?(min(1, frame.time / duration)) }
+        }
+        let recording = try SkinRecording(source: path, regions: ["forehead", "left cheek", "right cheek"], colors: colors)
+        let analysis: SkinRecording.Analysis
+        do { analysis = try recording.analyse(pulse: options.pulse, tracker: options.skinTracker) } catch let error as InvalidSettings {
+            throw InputError(.badOption, "\(path): \(error.description)")
+        }
+        return FaceVideoPulse(recording: recording, analysis: analysis, framesWithFace: withFace, faces: ids.count,
+                              width: info.width, height: info.height)
+    }
+}
