@@ -69,9 +69,11 @@ public struct PreviewTransform: Sendable, Equatable {
     public let scaledHeight: Double
 
     /// - Parameters:
-    ///   - imageWidth, imageHeight: the buffer's size, pixels (only their ratio matters).
+    ///   - imageWidth: the buffer's width, pixels (only the ratio of width to height matters).
+    ///   - imageHeight: the buffer's height, pixels.
     ///   - rotation: the clockwise turn that stands the buffer upright in the view.
-    ///   - viewWidth, viewHeight: the view's size, points.
+    ///   - viewWidth: the view's width, points.
+    ///   - viewHeight: the view's height, points.
     ///   - gravity: how the upright image is fitted into the view.
     ///   - mirrored: whether the preview is flipped left to right.
     /// - Throws: ``FaceTrackingError`` `.invalidSize` when a size is not a positive finite number.
