@@ -10,6 +10,10 @@ public struct FaceDetectionRun: Sendable {
         public var time: Double
         /// The faces found, in pixels.
         public var faces: [Detection]
+        /// The faces followed through a video (``FaceTracker``: stable IDs, smoothed boxes in
+        /// normalised image coordinates; a face is reported from its third frame); nil for a still
+        /// image.
+        public var tracked: [TrackedFace]? = nil
     }
 
     /// The input's path.
@@ -45,6 +49,7 @@ public struct FaceDetectionRun: Sendable {
         let reader = try VideoFile.open(path: input, options: .init(stillImages: true))
         var frames: [FrameFaces] = []
         var image: GrayImage?  // one buffer for every frame
+        var tracker = FaceTracker()
         struct Enough: Error {}
         do {
             try reader.forEachFrame { frame in
@@ -54,10 +59,13 @@ public struct FaceDetectionRun: Sendable {
                 } else {
                     try image!.copy(from: luma.baseAddress, width: frame.width, height: frame.height, bytesPerRow: luma.bytesPerRow)
                 }
-                frames.append(FrameFaces(time: frame.time, faces: detector.detect(in: image!)))
+                let faces = detector.detect(in: image!)
+                let tracked = tracker.process(faces.map { $0.observation(width: frame.width, height: frame.height) }, at: frame.time)
+                frames.append(FrameFaces(time: frame.time, faces: faces, tracked: tracked))
                 if let maxFrames, frames.count >= maxFrames { throw Enough() }
             }
         } catch is Enough {}
+        if frames.count == 1 { frames[0].tracked = nil }  // a still image: nothing to follow
         return FaceDetectionRun(
             input: input, width: reader.videoInfo.width, height: reader.videoInfo.height, cascadeName: cascadeName, frames: frames)
     }
@@ -78,8 +86,31 @@ public struct FaceDetectionRun: Sendable {
                             ("neighbors", .number(Double(d.neighbors))),
                         ])
                     })),
-                ])
+                ] + (f.tracked.map { tracked in
+                    [("tracked", .array(tracked.map { t in
+                        let b = t.boundingBox
+                        return .object([
+                            ("id", .number(Double(t.id))),
+                            ("x", .num(b.x * Double(width), digits: 1)), ("y", .num(b.y * Double(height), digits: 1)),
+                            ("width", .num(b.width * Double(width), digits: 1)), ("height", .num(b.height * Double(height), digits: 1)),
+                            ("coasting", .bool(t.isCoasting)),
+                        ])
+                    }))]
+                } ?? []))
             })),
         ])
+    }
+}
+
+extension Detection {
+    /// This detection as a ``FaceObservation`` of an image `width` x `height` pixels (normalised box;
+    /// confidence: the merged raw detections over 10, at most 1; no roll or yaw, which a cascade does
+    /// not measure).
+    public func observation(width: Int, height: Int) -> FaceObservation {
+        let (w, h) = (Double(width), Double(height))
+        return FaceObservation(
+            boundingBox: NormalizedRect(x: Double(rect.x) / w, y: Double(rect.y) / h, width: Double(rect.width) / w,
+                                        height: Double(rect.height) / h),
+            confidence: min(1, Double(neighbors) / 10))
     }
 }

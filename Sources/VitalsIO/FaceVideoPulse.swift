@@ -63,12 +63,7 @@ public struct FaceVideoPulse: Sendable {
                 nextDetection = max(nextDetection, frame.time) + 1 / options.detectionsPerSecond
                 let luma = frame.plane0
                 try image.copy(from: luma.baseAddress, width: frame.width, height: frame.height, bytesPerRow: luma.bytesPerRow)
-                let (w, h) = (Double(frame.width), Double(frame.height))
-                let observations = detector.detect(in: image).map { d in
-                    FaceObservation(boundingBox: NormalizedRect(x: Double(d.rect.x) / w, y: Double(d.rect.y) / h,
-                                                                width: Double(d.rect.width) / w, height: Double(d.rect.height) / h),
-                                    confidence: min(1, Double(d.neighbors) / 10))
-                }
+                let observations = detector.detect(in: image).map { $0.observation(width: frame.width, height: frame.height) }
                 let tracked = tracker.process(observations, at: frame.time)
                 current = tracked.max { $0.boundingBox.area < $1.boundingBox.area }
                 if let id = current?.id { ids.insert(id) }

@@ -64,7 +64,14 @@ struct Faces: ParsableCommand {
                 } else {
                     print("\(input): \(result.width)x\(result.height), \(result.frames.count) frame\(result.frames.count == 1 ? "" : "s"), cascade \(name)")
                     for frame in result.frames {
-                        let faces = frame.faces.map { "\($0.rect) neighbors \($0.neighbors)" }
+                        var faces = frame.faces.map { "\($0.rect) neighbors \($0.neighbors)" }
+                        if let tracked = frame.tracked, !tracked.isEmpty {
+                            faces.append("followed: " + tracked.map { t in
+                                let b = t.boundingBox, w = Double(result.width), h = Double(result.height)
+                                return String(format: "#%d (%.0f, %.0f) %.0fx%.0f%@", t.id, b.x * w, b.y * h, b.width * w, b.height * h,
+                                              t.isCoasting ? " coasting" : "")
+                            }.joined(separator: ", "))
+                        }
                         let prefix = result.frames.count == 1 ? "" : String(format: "%.3f s: ", frame.time)
                         print(prefix + (faces.isEmpty ? "no faces" : faces.joined(separator: "; ")))
                     }

@@ -43,6 +43,16 @@ struct FacesCLITests {
         let counts = frames.map { ($0["faces"] as? [[String: Int]])?.count }
         #expect(counts == [1, 1, 1, 0])
         #expect((frames[0]["faces"] as? [[String: Int]])?.first == ["x": 186, "y": 84, "width": 78, "height": 78, "neighbors": 29])
+        // Followed from its third frame (the tracker's confirmation) as face 1, then kept while missed.
+        let tracked = frames.map { ($0["tracked"] as? [[String: Any]]) ?? [] }
+        #expect(tracked.map(\.count) == [0, 0, 1, 1])
+        #expect(tracked[2].first?["id"] as? Int == 1 && tracked[3].first?["id"] as? Int == 1)
+        #expect(tracked[2].first?["coasting"] as? Bool == false && tracked[3].first?["coasting"] as? Bool == true)
+        #expect(abs((tracked[2].first?["x"] as? Double ?? 0) - 186) < 1)
+        // A still image has nothing to follow.
+        let still = try vitals(["faces", Self.astronaut, "--json"], in: dir)
+        #expect((try JSONSerialization.jsonObject(with: Data(still.stdout.utf8)) as? [String: Any])
+            .flatMap { $0["frames"] as? [[String: Any]] }?.first?["tracked"] == nil)
         let capped = try vitals(["faces", "clip.y4m", "--json", "--max-frames", "2", "--min-size", "200"], in: dir)
         #expect((try JSONSerialization.jsonObject(with: Data(capped.stdout.utf8)) as? [String: Any])
             .flatMap { $0["frames"] as? [Any] }?.count == 2)
