@@ -147,3 +147,21 @@ private struct SkinClip {
         #expect(RemotePulse.consensus([]).bpm == nil)
     }
 }
+
+/// The getting-started article's live composition, frame by frame, gives the batch run's rate.
+@Test func theArticlesLiveLoopReadsTheRate() throws {
+    let frames = SkinClip(bpm: 66, brightness: (0.03, 1.5)).frames()
+    var pulse = try RemotePulse(frameRate: 30)
+    var settings = WristRateTracker.Settings()
+    settings.motionSuppression = 0
+    settings.minimumConfidence = 0.3
+    var tracker = try WristRateTracker(sampleRate: 30, settings: settings)
+    var windows: [WristRateTracker.Estimate] = []
+    for frame in frames {
+        for sample in pulse.process(time: frame.time, red: frame.rgb.x, green: frame.rgb.y, blue: frame.rgb.z) {
+            windows += tracker.process(time: sample.time, ppg: sample.value, acceleration: .zero)
+        }
+    }
+    let bpm = try #require(RemotePulse.consensus(windows).bpm)
+    #expect(abs(bpm - 66) < 1)
+}
