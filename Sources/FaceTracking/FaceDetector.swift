@@ -87,9 +87,10 @@ public struct FaceDetector: Sendable {
         var all: [Float] = []
         var factor = 1.0
         while true {
-            let w = Int((Double(cascade.windowWidth) * factor).rounded(.toNearestOrEven))
-            let h = Int((Double(cascade.windowHeight) * factor).rounded(.toNearestOrEven))
-            if w > width || h > height { break }
+            // Compared before conversion: a huge scale factor makes the window too large for an Int.
+            let w = (Double(cascade.windowWidth) * factor).rounded(.toNearestOrEven)
+            let h = (Double(cascade.windowHeight) * factor).rounded(.toNearestOrEven)
+            if !(w <= Double(width) && h <= Double(height)) { break }
             all.append(Float(factor))
             factor *= parameters.scaleFactor
         }
@@ -109,9 +110,10 @@ public struct FaceDetector: Sendable {
             result.append(scale)
         }
         if result.isEmpty, !all.isEmpty {
-            func distance(_ scale: Float) -> Int {
+            func distance(_ scale: Float) -> Double {  // in Double: a huge minSize squared overflows an Int
                 let w = window(scale)
-                return (minSize.width - w.width) * (minSize.width - w.width) + (minSize.height - w.height) * (minSize.height - w.height)
+                let dx = Double(minSize.width) - Double(w.width), dy = Double(minSize.height) - Double(w.height)
+                return dx * dx + dy * dy
             }
             result = [all.min { distance($0) < distance($1) }!]
         }

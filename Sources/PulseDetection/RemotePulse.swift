@@ -25,9 +25,10 @@ import SignalProcessing
 /// ``Settings/maximumJump`` are left out. The pulse never changes the colour that much; a flash, a
 /// highlight or a patch that slips off the skin does. The last used
 /// colour takes a left-out frame's place (so every region of a video keeps the same frame times).
-/// A new level that lasts is taken once it holds the median (half a window). A window where a channel's mean is
-/// below ``Settings/minimumLevel`` (an under-exposed channel, which has no pulse to give) adds
-/// nothing, so a dark recording comes out flat and the rate tracker declines it.
+/// A new level that lasts is taken once it holds the median (half a window). A window where a
+/// channel the method reads has a mean below ``Settings/minimumLevel`` (an under-exposed channel,
+/// which has no pulse to give) adds nothing, so a dark recording comes out flat and the rate
+/// tracker declines it.
 ///
 /// - Complexity: O(window frames) per frame.
 public struct RemotePulse: Sendable {
@@ -38,8 +39,8 @@ public struct RemotePulse: Sendable {
 
     public struct Settings: Sendable, Equatable {
         public var method: Method = .pos
-        /// The sliding window, seconds: 1.6 s (32 frames at 20 fps in the POS paper), long enough for
-        /// one period at 40 bpm to be half covered, short enough that the skin's tone holds still.
+        /// The sliding window, seconds: 1.6 s (32 frames at 20 fps in the POS paper), a period at
+        /// 40 bpm (1.5 s), short enough that the skin's tone holds still.
         public var windowSeconds: Double = 1.6
         /// The largest change of a channel's share of the three (its chromaticity) against the recent
         /// frames' median for a frame to be used: 0.02. The pulse moves a share by under 0.005 (a
@@ -195,7 +196,9 @@ public struct RemotePulse: Sendable {
             for i in 0..<n { means[c] += colors[c][i] }
             means[c] /= Double(n)
         }
-        guard means.min() >= settings.minimumLevel, means.min() > 0 else { return }
+        // Every channel the method reads must be lit (green alone reads only green).
+        let darkest = settings.method == .green ? means.y : means.min()
+        guard darkest >= settings.minimumLevel, darkest > 0 else { return }
         switch settings.method {
         case .green:
             for i in 0..<n { projection[i] = colors[1][i] / means[1] }
@@ -225,23 +228,28 @@ public struct RemotePulse: Sendable {
 
     /// The rate a recording's windows agree on, bpm: the median of the windows' rates (the best
     /// guesses of windows declined for low confidence too), reported only when at least
-    /// `minimumAgreement` of the windows lie within `agreementBPM` of it. Flat windows count for
-    /// nothing; windows whose peak lies outside the rate range count against.
+    /// `minimumAgreement` of the windows lie within `agreementBPM` of it, and at least
+    /// `minimumAnswered` of them (and two) were answered. Flat windows count for nothing; windows
+    /// whose peak lies outside the rate range count against.
     ///
     /// A pulse too weak to show in every window still pulls most windows' peaks to its rate; noise
     /// scatters them over the range. With 8-s windows every 2 s, white noise in place of the skin's
     /// colour had 7-25 % of its windows within 5 bpm of their median (eight generated 5-minute
     /// recordings, 15 and 30 fps), a pulse at one noise standard deviation (per frame and channel)
-    /// 93-98 % (four rates, 50-160 bpm); the default 0.5 sits between.
-    /// - Returns: the rate (nil when the windows do not agree, or there are none) and the share of
-    ///   windows that agree with the median.
+    /// 93-98 % (four rates, 50-160 bpm); the default 0.5 sits between. Agreement alone also passes a
+    /// steady artefact that no window is confident of (a flicker the green channel follows), hence
+    /// the answered windows: 16-42 % of the windows of those pulses, 0-2 % of the noise's.
+    /// - Returns: the rate (nil when the windows do not agree, too few were answered, or there are
+    ///   none) and the share of windows that agree with the median.
     public static func consensus(_ estimates: [WristRateTracker.Estimate], agreementBPM: Double = 5,
-                                 minimumAgreement: Double = 0.5) -> (bpm: Double?, agreement: Double) {
+                                 minimumAgreement: Double = 0.5, minimumAnswered: Double = 0.1) -> (bpm: Double?, agreement: Double) {
         let counted = estimates.filter { $0.declined != .flatSignal }
         let rates = counted.filter { $0.declined != .outsideRange }.map(\.bestGuessBPM)
         guard !rates.isEmpty else { return (nil, 0) }
         let median = Statistics.median(rates)
         let agreement = Double(rates.filter { abs($0 - median) <= agreementBPM }.count) / Double(counted.count)
-        return (agreement >= minimumAgreement ? median : nil, agreement)
+        let answered = counted.filter { $0.declined == nil }.count
+        let enough = answered >= 2 && Double(answered) >= minimumAnswered * Double(counted.count)
+        return (agreement >= minimumAgreement && enough ? median : nil, agreement)
     }
 }

@@ -124,6 +124,17 @@ public struct WristRateTracker: Sendable {
     /// Log transition weight by distance in bins, out to where it falls below the reacquire penalty.
     private let transition: [Double]
     private var forward: [Double] = []
+    /// Weights of the PPG channels in the windows' average spectrum, one per channel, each ≥ 0;
+    /// read at each window's end (nil: all channels alike). A window whose weights are all 0 has no
+    /// PPG (``Decline/flatSignal``). ``SkinPulseTracker`` leaves out the skin regions that lost most
+    /// of a window's frames this way.
+    public var channelWeights: [Double]? {
+        didSet {
+            if let w = channelWeights {
+                precondition(w.count == channels && w.allSatisfy { $0 >= 0 && $0.isFinite }, "one finite weight ≥ 0 per channel")
+            }
+        }
+    }
     /// Samples skipped: a value that is not a finite number (or beyond ±1e100), or a time not after
     /// the previous sample's (within ``Settings/maximumGap``; further back starts afresh).
     public private(set) var skippedSamples = 0
@@ -304,10 +315,16 @@ public struct WristRateTracker: Sendable {
         let k0 = bins.lowerBound, count = bins.count
         var ppgSpectrum = [Double](repeating: 0, count: count)
         var motion = [Double](repeating: 0, count: count)
+        let weightSum = channelWeights?.reduce(0, +) ?? 0
         for ch in 0..<(channels + 3) {
+            if ch < channels, let w = channelWeights, !(w[ch] > 0 && weightSum > 0) { continue }
             let power = bandPower(of: ch)
             if ch < channels {
-                for k in 0..<count { ppgSpectrum[k] += power[k] / Double(channels) }
+                if let w = channelWeights {
+                    for k in 0..<count { ppgSpectrum[k] += power[k] * (w[ch] / weightSum) }
+                } else {
+                    for k in 0..<count { ppgSpectrum[k] += power[k] / Double(channels) }
+                }
             } else {
                 for k in 0..<count { motion[k] += power[k] }
             }

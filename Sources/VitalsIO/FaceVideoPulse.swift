@@ -20,7 +20,7 @@ public struct FaceVideoPulse: Sendable {
         public var detectionsPerSecond = 6.0
         public var tracker = FaceTracker.Settings()
         public var pulse = RemotePulse.Settings()
-        public var skinTracker = SkinRecording.trackerSettings
+        public var skinTracker = SkinPulseTracker.defaultTrackerSettings
         public init() {}
     }
 

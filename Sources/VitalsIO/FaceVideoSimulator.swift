@@ -4,8 +4,10 @@ import SignalProcessing
 /// A synthetic video of a face (or any picture with skin in it) whose skin pulses: for testing the
 /// remote pulse end to end (find the face, take its skin, read the rate) without a camera.
 ///
-/// Model (per pixel, R'G'B' on 0...255, then clipped, converted to full-range BT.601 Y'CbCr 4:2:0):
-/// `colour = picture(x - sway(t), y) * light(t) * (1 + skin(x, y) * pulse(t) * signature) + noise`:
+/// Model (per pixel, R'G'B' on 0...255, then clipped, converted to full-range BT.601 Y'CbCr 4:2:0
+/// with sensor noise added to Y', Cb and Cr):
+/// `colour = picture(x', y) * light(t) * (1 + skin(x', y) * pulse(t) * signature)`, `x' = x - sway(t)`
+/// (the skin moves with the picture):
 /// - `skin` is 1 on pixels inside ``Configuration/skinRegion`` that pass Kovač et al.'s daylight
 ///   skin-colour rule (R > 95, G > 40, B > 20, max - min > 15, |R - G| > 15, R > G, R > B), else 0;
 /// - `pulse` is a sine at the heart rate with a second harmonic, and `signature` the blood's change
@@ -48,8 +50,12 @@ public struct FaceVideoSimulator: Sendable {
     public let height: Int
     private let picture: [Float]  // R, G, B interleaved
     private let skin: [Bool]
-    /// Pixels that pulse.
-    public var skinPixels: Int { skin.filter { $0 }.count }
+    /// Pixels that pulse, within the frames written (odd sizes lose their last column or row).
+    public var skinPixels: Int {
+        var n = 0
+        for y in 0..<(height & ~1) { for x in 0..<(width & ~1) where skin[y * width + x] { n += 1 } }
+        return n
+    }
 
     /// - Parameters:
     ///   - rgb: the picture, 8-bit R, G, B interleaved, rows packed (`width * height * 3` bytes).
@@ -68,8 +74,18 @@ public struct FaceVideoSimulator: Sendable {
         }
         var skin = [Bool](repeating: false, count: width * height)
         let region = c.skinRegion ?? (0, 0, width, height)
-        for y in max(0, region.y)..<min(height, region.y + region.height) {
-            for x in max(0, region.x)..<min(width, region.x + region.width) {
+        // The region clipped to the picture (its far edges saturate rather than overflow).
+        func end(_ start: Int, _ length: Int) -> Int {
+            let (sum, overflow) = start.addingReportingOverflow(max(0, length))
+            return overflow ? Int.max : sum
+        }
+        let x0 = min(width, max(0, region.x)), y0 = min(height, max(0, region.y))
+        let x1 = max(x0, min(width, end(region.x, region.width))), y1 = max(y0, min(height, end(region.y, region.height)))
+        guard x1 > x0, y1 > y0 else {
+            throw InputError(.badOption, "face video: the skin region (\(region.x), \(region.y)) \(region.width)x\(region.height) lies outside the \(width)x\(height) picture")
+        }
+        for y in y0..<y1 {
+            for x in x0..<x1 {
                 let i = 3 * (y * width + x)
                 let (r, g, b) = (Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2]))
                 skin[y * width + x] = r > 95 && g > 40 && b > 20 && max(r, g, b) - min(r, g, b) > 15

@@ -44,24 +44,28 @@ public struct SkinEvaluation: Sendable {
             throw InputError(.fileNotFound, "\(directory): no truth.csv (columns video,hr_bpm) in the folder or its subfolders")
         }
         var out: [SkinEvaluation] = []
+        func owner(of file: String, among videos: [String]) -> String? {
+            let stem = (file as NSString).deletingPathExtension
+            return videos.filter { stem == $0 || stem.hasPrefix($0 + "_") }.max { $0.count < $1.count }
+        }
         for group in groups {
             let folder = group.isEmpty ? directory : (directory as NSString).appendingPathComponent(group)
             let files = try directoryEntries(folder).filter(VideoFile.hasVideoExtension)
             let truthCSV = try CSVFile(path: (folder as NSString).appendingPathComponent("truth.csv"))
             let videoColumn = try truthCSV.requireColumn("video")
             let rates = try truthCSV.numericColumns([try truthCSV.requireColumn("hr_bpm")])[0]
-            let videos = truthCSV.stringColumn(videoColumn)
+            let videos = truthCSV.stringColumn(videoColumn).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard !rates.isEmpty else { throw InputError(.empty, "\(truthCSV.source): no videos listed") }
             for row in rates.indices {
-                let video = videos[row].trimmingCharacters(in: .whitespaces)
+                let video = videos[row]
                 let line = "\(truthCSV.source): line \(truthCSV.lineNumber(ofRow: row))"
                 guard !video.isEmpty else { throw InputError(.badOption, "\(line): no video name") }
                 guard (20...300).contains(rates[row]) else {
                     throw InputError(.notANumber, String(format: "%@: a heart rate of %g bpm is no truth (20-300 bpm)", line, rates[row]))
                 }
-                let regionFiles = files.filter {
-                    let stem = ($0 as NSString).deletingPathExtension
-                    return stem == video || stem.hasPrefix(video + "_")
-                }
+                // A file is the region of the longest video name it starts with (video "a" does not
+                // take "a_b_cheek" when there is a video "a_b").
+                let regionFiles = files.filter { owner(of: $0, among: videos) == video }
                 guard !regionFiles.isEmpty else {
                     throw InputError(.fileNotFound, "\(line): no video \(video).EXT or \(video)_REGION.EXT in \(folder)")
                 }

@@ -77,78 +77,28 @@ public struct SkinRecording: Sendable {
 
     /// The remote pulse of every region and the rate tracked over them together.
     public struct Analysis: Sendable {
-        /// Per region, the pulse signal (one sample per frame that had a usable time).
-        public var pulse: [[RemotePulse.Sample]]
         /// Per region, frames left out (see ``RemotePulse/rejectedFrames``).
         public var rejectedFrames: [Int]
-        /// Per region, whether it went into the rate: not when most of its frames were left out
-        /// (over ``SkinRecording/maximumRejectedShare``), since its pulse is then mostly held colours.
-        public var used: [Bool]
+        /// Per region, the windows it counted in (a region is left out of a window in which it lost
+        /// most of its frames; see ``SkinPulseTracker``).
+        public var windowsCounted: [Int]
         public var estimates: [WristRateTracker.Estimate]
-        /// The rate the windows agree on, bpm (``RemotePulse/consensus(_:agreementBPM:minimumAgreement:)``);
+        /// Per region, whether it counted in any window.
+        public var used: [Bool] { windowsCounted.map { $0 > 0 } }
+        /// The rate the windows agree on, bpm (``RemotePulse/consensus(_:agreementBPM:minimumAgreement:minimumAnswered:)``);
         /// nil when they do not.
         public var heartRate: Double? { consensus.bpm }
         public var consensus: (bpm: Double?, agreement: Double) { RemotePulse.consensus(estimates) }
     }
 
-    /// Runs ``RemotePulse`` on each region (afresh after each gap), then one tracker over the
-    /// regions' pulses as its channels (the regions that kept most of their frames; none: no windows).
+    /// Runs ``SkinPulseTracker`` (the live path) over the recording's regions.
     /// - Throws: `InvalidSettings` for settings the pulse or the tracker cannot use at this frame rate.
     public func analyse(pulse settings: RemotePulse.Settings = .init(),
-                        tracker trackerSettings: WristRateTracker.Settings = SkinRecording.trackerSettings) throws -> Analysis {
-        var pulses: [[RemotePulse.Sample]] = []
-        var rejected: [Int] = []
-        for region in colors {
-            var remote = try RemotePulse(frameRate: sampleRate, settings: settings)
-            var out: [RemotePulse.Sample] = []
-            out.reserveCapacity(region.count)
-            var last: Double?
-            var count = 0
-            for c in region {
-                if let last, c.time - last > trackerSettings.maximumGap {
-                    count += remote.rejectedFrames
-                    out += remote.flush()
-                    remote = try RemotePulse(frameRate: sampleRate, settings: settings)
-                }
-                last = c.time
-                out += remote.process(time: c.time, red: c.red, green: c.green, blue: c.blue)
-            }
-            count += remote.rejectedFrames
-            out += remote.flush()
-            pulses.append(out)
-            rejected.append(count)
-        }
-        let frames = colors[0].count
-        let used = rejected.map { Double($0) <= Self.maximumRejectedShare * Double(frames) }
-        let kept = pulses.indices.filter { used[$0] }.map { pulses[$0] }
-        guard !kept.isEmpty else {
-            // The tracker's settings are still checked, so a bad window is an error whatever the video.
-            _ = try WristRateTracker(sampleRate: sampleRate, channels: 1, settings: trackerSettings)
-            return Analysis(pulse: pulses, rejectedFrames: rejected, used: used, estimates: [])
-        }
-        // Frames every region has a sample for (a region whose first frames were unusable starts later).
-        var shared = Set(kept[0].map(\.time))
-        for p in kept.dropFirst() { shared.formIntersection(p.map(\.time)) }
-        let aligned = kept.map { $0.filter { shared.contains($0.time) } }
-        let times = aligned[0].map(\.time)
-        let estimates = try WristRateTracker.run(times: times, ppg: aligned.map { $0.map(\.value) },
-                                                 acceleration: Array(repeating: .zero, count: times.count),
-                                                 sampleRate: sampleRate, settings: trackerSettings)
-        return Analysis(pulse: pulses, rejectedFrames: rejected, used: used, estimates: estimates)
-    }
-
-    /// A region whose frames were left out more often than this share goes into no rate.
-    public static let maximumRejectedShare = 0.5
-
-    /// The tracker's settings for skin seen by a camera: the wrist defaults (8-s windows every 2 s,
-    /// 40-200 bpm) with no motion reference to weigh, and windows declined below a confidence of 0.3,
-    /// which white noise in place of the skin's colour reached in 1-2 % of its windows (eight
-    /// generated 5-minute recordings; it reached 0.1, the wrist's threshold, in about half).
-    public static var trackerSettings: WristRateTracker.Settings {
-        var s = WristRateTracker.Settings()
-        s.motionSuppression = 0
-        s.minimumConfidence = 0.3
-        return s
+                        tracker trackerSettings: WristRateTracker.Settings = SkinPulseTracker.defaultTrackerSettings) throws -> Analysis {
+        let times = colors[0].map(\.time)
+        let run = try SkinPulseTracker.run(times: times, colors: colors.map { $0.map { SIMD3($0.red, $0.green, $0.blue) } },
+                                           frameRate: sampleRate, pulse: settings, tracker: trackerSettings)
+        return Analysis(rejectedFrames: run.rejectedFrames, windowsCounted: run.windowsCounted, estimates: run.estimates)
     }
 
     /// The `vitals heart-rate --skin --json` document: the top-level fields of ``HeartRateReport``
@@ -157,7 +107,7 @@ public struct SkinRecording: Sendable {
     /// are not sharp enough to time), each window as `heart-rate --motion` gives it, and in `quality`
     /// the method, the regions and the frames each region left out.
     public func report(input: String, analysis: Analysis, pulse settings: RemotePulse.Settings,
-                       tracker: WristRateTracker.Settings = SkinRecording.trackerSettings) -> JSON {
+                       tracker: WristRateTracker.Settings = SkinPulseTracker.defaultTrackerSettings) -> JSON {
         let answered = analysis.estimates.filter { $0.bpm != nil }
         return .object([
             ("input", .string(input)),
@@ -176,6 +126,7 @@ public struct SkinRecording: Sendable {
                 ("regions", .array(regions.map { .string($0) })),
                 ("rejected_frames", .array(analysis.rejectedFrames.map { .num(Double($0)) })),
                 ("regions_used", .array(analysis.used.map { .bool($0) })),
+                ("region_windows", .array(analysis.windowsCounted.map { .num(Double($0)) })),
                 ("frames", .num(Double(colors.first?.count ?? 0))),
                 ("window_s", .num(tracker.windowSeconds, digits: 4)),
                 ("hop_s", .num(tracker.hopSeconds, digits: 4)),

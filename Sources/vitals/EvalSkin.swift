@@ -12,7 +12,7 @@ struct EvalSkin: ParsableCommand {
         discussion: """
         DIR (or each of its subfolders) holds truth.csv (columns video,hr_bpm) and the videos, one per skin \
         region: VIDEO_REGION.EXT (or VIDEO.EXT), as ../shared/data/rppg-skin. Each region's frames are \
-        averaged whole; a video's rate is the median of the windows answered over its regions together. \
+        averaged whole; a video's rate is the one its windows agree on over its regions together (vitals heart-rate --skin). \
         The scores count answered videos; for scale, the error of one constant rate (the truths' median) \
         is printed beside them.
         """,

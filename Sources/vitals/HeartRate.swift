@@ -68,7 +68,7 @@ struct HeartRate: ParsableCommand {
         }
         if let window, !(window > 0) { throw ValidationError("--window must be a positive number of seconds") }
         if let hop, !(hop > 0) { throw ValidationError("--hop must be a positive number of seconds") }
-        if hop != nil && window == nil && motion == nil && !skin { throw ValidationError("--hop needs --window") }
+        if hop != nil && window == nil && motion == nil && !skin && !face { throw ValidationError("--hop needs --window") }
         if method != nil && !skin && !face { throw ValidationError("--method applies with --skin or --face") }
         if cascade != nil && !face { throw ValidationError("--cascade applies with --face") }
         if skin && face { throw ValidationError("--skin and --face are two ways to read one input: choose one") }
@@ -238,7 +238,7 @@ struct HeartRate: ParsableCommand {
         let skinRecording = try CLIError.wrap { try SkinRecording(source: path, regions: [("whole frame", recording)]) }
         var pulse = RemotePulse.Settings()
         if let method { pulse.method = method }
-        var settings = SkinRecording.trackerSettings
+        var settings = SkinPulseTracker.defaultTrackerSettings
         if let window { settings.windowSeconds = window }
         settings.hopSeconds = hop ?? min(settings.hopSeconds, settings.windowSeconds)
         let analysis = try CLIError.wrap {
@@ -249,9 +249,7 @@ struct HeartRate: ParsableCommand {
             }
         }
         for note in recording.notes { warn(note) }
-        if analysis.estimates.isEmpty {
-            warn(String(format: "%@: %.1f s holds no %g-s window: no rate", path, recording.duration, settings.windowSeconds))
-        }
+        noWindowWarning(path: path, analysis, duration: recording.duration, window: settings.windowSeconds)
         if json {
             print(skinRecording.report(input: path, analysis: analysis, pulse: pulse, tracker: settings).serialized())
             return
@@ -272,7 +270,11 @@ struct HeartRate: ParsableCommand {
         let result = try CLIError.wrap { try FaceVideoPulse.run(path: path, cascade: classifier, options: options, progress: progress.update) }
         progress.finish()
         let frames = result.recording.colors[0].count
-        if result.framesWithFace == 0 { warn("\(path): no face found in any of its \(frames) frames: no rate") }
+        if result.framesWithFace == 0 {
+            warn("\(path): no face found in any of its \(frames) frames: no rate")
+        } else {
+            noWindowWarning(path: path, result.analysis, duration: result.recording.duration, window: options.skinTracker.windowSeconds)
+        }
         if json {
             guard case .object(var fields) = result.recording.report(input: path, analysis: result.analysis, pulse: options.pulse,
                                                                     tracker: options.skinTracker) else { return }
@@ -290,17 +292,26 @@ struct HeartRate: ParsableCommand {
         printSkinRate(result.analysis, window: options.skinTracker.windowSeconds)
     }
 
+    /// Why `--skin` or `--face` has no window to read: too short, or a silence in every stretch.
+    private func noWindowWarning(path: String, _ analysis: SkinRecording.Analysis, duration: Double, window: Double) {
+        guard analysis.estimates.isEmpty else { return }
+        warn(duration < window
+             ? String(format: "%@: %.1f s is shorter than one %g-s window: no rate", path, duration, window)
+             : String(format: "%@: no stretch between the silences lasts one %g-s window: no rate", path, window))
+    }
+
     /// The rate line of `--skin` and `--face`.
     private func printSkinRate(_ analysis: SkinRecording.Analysis, window: Double) {
         let bpm = analysis.estimates.compactMap(\.bpm)
         if let hr = analysis.heartRate {
             print(String(format: "heart rate  %.1f bpm (%.0f %% of %d windows of %g s agree within 5 bpm; %d answered)", hr,
                          100 * analysis.consensus.agreement, analysis.estimates.count, window, bpm.count))
+        } else if analysis.estimates.allSatisfy({ $0.declined == .flatSignal }), !analysis.estimates.isEmpty {
+            print("heart rate  not reported: no pulse signal in any window (too dark, or most frames left out in every region: no face, or a colour that keeps jumping)")
         } else if !analysis.estimates.isEmpty {
-            print(String(format: "heart rate  not reported: the windows do not agree (%.0f %% within 5 bpm of their median; half are needed)",
-                         100 * analysis.consensus.agreement))
-        } else if !analysis.used.contains(true) {
-            print("heart rate  not reported: most frames left out in every region (no face, or a colour that keeps jumping)")
+            let answered = analysis.estimates.filter { $0.declined == nil }.count
+            print(String(format: "heart rate  not reported: %.0f %% of the windows agree within 5 bpm of their median (half are needed), %d of %d answered (two and a tenth are needed)",
+                         100 * analysis.consensus.agreement, answered, analysis.estimates.count))
         }
     }
 

@@ -70,6 +70,18 @@ import Testing
         #expect(scales.map { Int((Float(8) * $0).rounded()) } == [25])
     }
 
+    /// Found by fuzzing: a scale factor of 1e20 or more overflowed the window size, and a minimum
+    /// size of 3e9 pixels overflowed its squared distance. Both search the one scale that fits.
+    @Test func hugeFactorsAndSizesSearchOneScale() throws {
+        let cascade = try CascadeClassifier(xml: Fixtures.haar())
+        for factor in [1e20, 1e308] {
+            #expect(try FaceDetector(cascade: cascade, parameters: .init(scaleFactor: factor)).scales(width: 40, height: 30) == [1])
+        }
+        let huge = PixelSize(width: 3_037_000_500, height: 3_037_000_500)
+        let scales = try FaceDetector(cascade: cascade, parameters: .init(minSize: huge)).scales(width: 40, height: 30)
+        #expect(scales.count == 1 && Int((Float(8) * scales[0]).rounded()) == 30)
+    }
+
     @Test func detectingTwiceReusesBuffersAndGivesTheSameAnswer() throws {
         var detector = try FaceDetector(cascade: try CascadeClassifier(xml: Fixtures.lbpCentre), parameters: .init(minNeighbors: 0))
         let image = Fixtures.square(x: 10, y: 8, side: 2)

@@ -92,6 +92,9 @@ private struct SkinClip {
         let result = try SkinClip(base: SIMD3(40, 3, 0.5)).rate()
         #expect(result.samples.allSatisfy { $0.value == 0 })
         #expect(result.bpm == nil)
+        // The green method reads green alone: a dark blue does not stop it (found by review).
+        let green = try SkinClip(bpm: 80, base: SIMD3(180, 130, 0.5)).rate(.green)
+        #expect(abs(try #require(green.bpm) - 80) < 1)
     }
 
     @Test(arguments: [1, 7, 100, 1800])
@@ -145,6 +148,12 @@ private struct SkinClip {
         #expect(RemotePulse.consensus(outside).bpm == nil)
         #expect(RemotePulse.consensus(outside).agreement == 0.4)
         #expect(RemotePulse.consensus([]).bpm == nil)
+        // Agreement without confident windows is no rate (found by review: a flicker the green
+        // channel follows was read as 114 bpm with no window answered).
+        let unsure = [70, 71, 72, 70, 71].map { window($0, .lowConfidence) }
+        #expect(RemotePulse.consensus(unsure).bpm == nil)
+        #expect(RemotePulse.consensus(unsure + [window(71)]).bpm == nil)  // one answered: two are needed
+        #expect(RemotePulse.consensus(unsure + [window(71), window(70)]).bpm == 71)
     }
 }
 
@@ -164,4 +173,51 @@ private struct SkinClip {
     }
     let bpm = try #require(RemotePulse.consensus(windows).bpm)
     #expect(abs(bpm - 66) < 1)
+}
+
+@Suite struct SkinPulseTrackerTests {
+    /// Two regions of one clip; in the first half of the second, the red share jumps by several
+    /// hundredths every frame (light that is not the skin's).
+    private func regions() -> (times: [Double], colors: [[SIMD3<Double>]]) {
+        let frames = SkinClip(bpm: 78, seconds: 40).frames()
+        var rng = SplitMix64(seed: 5)
+        let other = SkinClip(bpm: 78, seconds: 40, seed: 9).frames().enumerated().map { n, f in
+            n < 600 ? f.rgb * SIMD3(1 + 0.3 * rng.gaussian(), 1, 1) : f.rgb
+        }
+        return (frames.map(\.time), [frames.map(\.rgb), other])
+    }
+
+    @Test(arguments: [1, 7, 100, 1200])
+    func streamingInChunksEqualsTheBatchRun(chunk: Int) throws {
+        let (times, colors) = regions()
+        let batch = try SkinPulseTracker.run(times: times, colors: colors, frameRate: 30)
+        var skin = try SkinPulseTracker(frameRate: 30, regions: 2)
+        var streamed: [WristRateTracker.Estimate] = []
+        for start in stride(from: 0, to: times.count, by: chunk) {
+            for i in start..<min(times.count, start + chunk) {
+                streamed += skin.process(time: times[i], colors: [colors[0][i], colors[1][i]])
+            }
+        }
+        streamed += skin.finish()
+        #expect(streamed == batch.estimates)
+        #expect(skin.windowsCounted == batch.windowsCounted)
+    }
+
+    @Test func aRegionIsLeftOutOfTheWindowsWhereItLostMostFrames() throws {
+        let (times, colors) = regions()
+        let run = try SkinPulseTracker.run(times: times, colors: colors, frameRate: 30)
+        #expect(run.windowsCounted[0] == run.estimates.count)
+        #expect(run.windowsCounted[1] < run.estimates.count - 5 && run.windowsCounted[1] > 5)
+        #expect(abs(try #require(RemotePulse.consensus(run.estimates).bpm) - 78) < 1)
+    }
+
+    @Test func noColourAtAllGivesFlatWindowsAndNoRate() throws {
+        let times = (0..<600).map { Double($0) / 30 }
+        let nothing = [SIMD3<Double>](repeating: SIMD3(repeating: .nan), count: 600)
+        let run = try SkinPulseTracker.run(times: times, colors: [nothing], frameRate: 30)
+        #expect(run.estimates.isEmpty)  // no colour ever: no pulse sample, no window
+        #expect(run.rejectedFrames == [600])
+        #expect(RemotePulse.consensus(run.estimates).bpm == nil)
+        #expect(throws: InvalidSettings.self) { try SkinPulseTracker(frameRate: 30, regions: 0) }
+    }
 }

@@ -50,6 +50,15 @@ private func writeSkinClip(path: String, bpm: Double, seconds: Double = 24, fram
             #expect(abs(bpm - r.truth) < 1.5, "\(r.video): \(bpm)")
             #expect(r.rejectedFrames == 0)
         }
+        // A file is the region of the longest video name it starts with (found by review: "clipB"
+        // took "clipB_x_cheek" as its region "x_cheek").
+        try FileManager.default.copyItem(atPath: cohort + "/clipB.y4m", toPath: cohort + "/clipB_x_cheek.y4m")
+        try "video,hr_bpm\nclipB,66\nclipB_x,66\n".write(toFile: cohort + "/truth.csv", atomically: true, encoding: .utf8)
+        let split = try SkinEvaluation.run(directory: dir)
+        #expect(split.map(\.regions) == [["whole frame"], ["cheek"]])
+        // No videos listed is an error, not a NaN.
+        try "video,hr_bpm\n".write(toFile: cohort + "/truth.csv", atomically: true, encoding: .utf8)
+        #expect(throws: InputError.self) { try SkinEvaluation.run(directory: dir) }
         // A truth row whose video is missing is named.
         try "video,hr_bpm\nclipC,70\n".write(toFile: cohort + "/truth.csv", atomically: true, encoding: .utf8)
         #expect(throws: InputError.self) { try SkinEvaluation.run(directory: dir) }
@@ -79,7 +88,7 @@ private func writeSkinClip(path: String, bpm: Double, seconds: Double = 24, fram
         let analysis = try recording.analyse()
         #expect(Double(analysis.rejectedFrames[0]) > 0.5 * 600)
         #expect(analysis.used == [false])
-        #expect(analysis.estimates.isEmpty)
+        #expect(!analysis.estimates.isEmpty && analysis.estimates.allSatisfy { $0.declined == .flatSignal })
         #expect(analysis.heartRate == nil)
     }
 }
@@ -110,5 +119,14 @@ private func writeSkinClip(path: String, bpm: Double, seconds: Double = 24, fram
         #expect(try rate(.pixels(x: 28, y: 4, width: 16, height: 24)) == nil)
         #expect(throws: InputError.self) { try FaceVideoSimulator(rgb: [UInt8](repeating: 128, count: w * h * 3), width: w, height: h) }
         #expect(throws: InputError.self) { try FaceVideoSimulator(rgb: rgb, width: w, height: h + 1) }
+        // Found by fuzzing: a region off the picture trapped (an empty range, an overflow).
+        for region in [(400, 400, 10, 10), (-500, 0, 10, 10), (Int.max, 0, 10, 10)] {
+            var off = FaceVideoSimulator.Configuration()
+            off.skinRegion = region
+            #expect(throws: InputError.self) { try FaceVideoSimulator(rgb: rgb, width: w, height: h, configuration: off) }
+        }
+        var wide = FaceVideoSimulator.Configuration()
+        wide.skinRegion = (1, 1, Int.max, 100)
+        #expect(try FaceVideoSimulator(rgb: rgb, width: w, height: h, configuration: wide).skinPixels == 16 * 16)
     }
 }
