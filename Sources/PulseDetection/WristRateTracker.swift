@@ -151,7 +151,7 @@ public struct WristRateTracker: Sendable {
         let s = settings
         guard channels >= 1 else { throw InvalidSettings("a wrist PPG needs at least one channel") }
         guard sampleRate.isFinite, sampleRate >= 2.5 * s.band.upperBound, sampleRate <= 10_000 else {
-            throw InvalidSettings(String(format: "sample rate %g Hz: the wrist tracker needs %g Hz...10 kHz",
+            throw InvalidSettings(String(format: "sample rate %g Hz: the rate tracker needs %g Hz...10 kHz",
                                          sampleRate, 2.5 * s.band.upperBound))
         }
         guard s.band.lowerBound > 0, s.minBPM > 0, s.minBPM < s.maxBPM,

@@ -157,19 +157,13 @@ private struct SkinClip {
     }
 }
 
-/// The getting-started article's live composition, frame by frame, gives the batch run's rate.
+/// The getting-started article's live loop, frame by frame, reads the rate.
 @Test func theArticlesLiveLoopReadsTheRate() throws {
     let frames = SkinClip(bpm: 66, brightness: (0.03, 1.5)).frames()
-    var pulse = try RemotePulse(frameRate: 30)
-    var settings = WristRateTracker.Settings()
-    settings.motionSuppression = 0
-    settings.minimumConfidence = 0.3
-    var tracker = try WristRateTracker(sampleRate: 30, settings: settings)
+    var skin = try SkinPulseTracker(frameRate: 30, regions: 1)
     var windows: [WristRateTracker.Estimate] = []
     for frame in frames {
-        for sample in pulse.process(time: frame.time, red: frame.rgb.x, green: frame.rgb.y, blue: frame.rgb.z) {
-            windows += tracker.process(time: sample.time, ppg: sample.value, acceleration: .zero)
-        }
+        windows += skin.process(time: frame.time, colors: [frame.rgb])
     }
     let bpm = try #require(RemotePulse.consensus(windows).bpm)
     #expect(abs(bpm - 66) < 1)
