@@ -30,7 +30,8 @@ struct EvalSkin: ParsableCommand {
 
     func run() throws {
         let results = try CLIError.wrap {
-            try SkinEvaluation.run(directory: directory, method: method) { status("decoding \($0)") }
+            // Progress for a person watching; a script reading stderr gets only warnings and errors.
+            try SkinEvaluation.run(directory: directory, method: method) { if isatty(2) != 0 { status("decoding \($0)") } }
         }
         let answered = results.filter { $0.heartRate != nil }
         let errors = answered.map { abs($0.heartRate! - $0.truth) }
