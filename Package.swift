@@ -32,9 +32,10 @@ let package = Package(
         // Core Motion's model in portable Swift, and the fitness detectors.
         .target(name: "MotionAnalysis", dependencies: ["SignalProcessing"], swiftSettings: swiftSettings),
         // Faces: grayscale images, integral images, OpenCV cascade classifiers (Haar, LBP) and the
-        // multi-scale detector; the tracker (stable IDs, smoothing), preview geometry, skin regions.
-        // Pure Swift; the cascade XML is parsed from bytes handed in (no I/O).
-        .target(name: "FaceTracking", dependencies: ["SignalProcessing"], swiftSettings: swiftSettings),
+        // multi-scale detector; the tracker (stable IDs, smoothing), preview geometry, skin regions,
+        // and the face's pulse (through PulseDetection's remote pulse). Pure Swift; the cascade XML
+        // is parsed from bytes handed in (no I/O).
+        .target(name: "FaceTracking", dependencies: ["SignalProcessing", "PulseDetection"], swiftSettings: swiftSettings),
         // Readers (CSV, Y4M, video through ffmpeg, sensor logs) and writers (JSON, reports).
         .target(
             name: "VitalsIO",
@@ -65,7 +66,7 @@ let package = Package(
         .testTarget(name: "SignalProcessingTests", dependencies: ["SignalProcessing"], swiftSettings: swiftSettings),
         .testTarget(name: "PulseDetectionTests", dependencies: ["PulseDetection"], swiftSettings: swiftSettings),
         .testTarget(name: "MotionAnalysisTests", dependencies: ["MotionAnalysis", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "PulseDetection", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "VitalsIOTests", dependencies: ["VitalsIO", "FaceTracking", "TestSupport"], swiftSettings: swiftSettings),
         // The `vitals` program run as a user runs it (the binary `swift test` builds beside the tests).
         .testTarget(name: "vitalsTests", dependencies: ["VitalsIO", "TestSupport"], swiftSettings: swiftSettings),

@@ -2,11 +2,11 @@ import FaceTracking
 import Foundation
 import PulseDetection
 
-/// Heart rate from a face in a video, without touching anything: each frame's faces are found by the
-/// cascade detector (``FaceDetector`` on the luma plane) and followed by ``FaceTracker``; the skin
-/// regions of the largest tracked face (``SkinRegions``: forehead and cheeks) are averaged in every
-/// frame, and ``SkinRecording`` turns them into a rate. Frames without a tracked face give the
-/// regions no colour (the remote pulse holds the last one, and counts the frame as left out).
+/// Heart rate from a face in a video, without touching anything: the cascade detector
+/// (``FaceDetector`` on the luma plane) looks for faces a few times a second, and ``FacePulse`` (the
+/// live path: ``FaceTracker``, ``SkinRegions``, ``SkinPulseTracker``) reads the pulse of the largest
+/// face's forehead and cheeks frame by frame. Frames without a followed face give the regions no
+/// colour (the remote pulse holds the last one, and counts the frame as left out).
 public struct FaceVideoPulse: Sendable {
     public struct Options: Sendable {
         /// Frames are decoded at most this many pixels on their longer side (ffmpeg's area
@@ -47,45 +47,50 @@ public struct FaceVideoPulse: Sendable {
         if parameters.minSize.width < smallest { parameters.minSize = PixelSize(width: smallest, height: smallest) }
         var detector: FaceDetector
         do { detector = try FaceDetector(cascade: cascade, parameters: parameters) } catch { throw error.inputError }
-        var tracker: FaceTracker
-        do { tracker = try FaceTracker(settings: options.tracker) } catch {
+        var settings = FacePulse.Settings()
+        settings.tracker = options.tracker
+        settings.pulse = options.pulse
+        settings.rate = options.skinTracker
+        let frameRate = info.nominalFrameRate ?? 30
+        var pulse: FacePulse
+        do { pulse = try FacePulse(frameRate: frameRate, settings: settings) } catch let error as InvalidSettings {
+            throw InputError(.badOption, "\(path): \(error.description)")
+        } catch {
             throw InputError(.badOption, "\(path): \(error)")
         }
         var image = try GrayImage(width: 1, height: 1, pixels: [0])  // refilled from each frame's luma
         var colors: [[ColorSample]] = [[], [], []]
-        var current: TrackedFace?
+        var estimates: [WristRateTracker.Estimate] = []
         var ids = Set<Int>()
         var nextDetection = -Double.infinity
         var withFace = 0
         let duration = info.duration ?? 0
+        func collect(_ events: [FacePulse.Event]) {
+            for case .window(let e) in events { estimates.append(e) }
+        }
         try reader.forEachFrame { frame in
+            var observations: [FaceObservation]?
             if frame.time >= nextDetection - 1e-6 {
                 nextDetection = max(nextDetection, frame.time) + 1 / options.detectionsPerSecond
                 let luma = frame.plane0
                 try image.copy(from: luma.baseAddress, width: frame.width, height: frame.height, bytesPerRow: luma.bytesPerRow)
-                let observations = detector.detect(in: image).map { $0.observation(width: frame.width, height: frame.height) }
-                let tracked = tracker.process(observations, at: frame.time)
-                current = tracked.max { $0.boundingBox.area < $1.boundingBox.area }
-                if let id = current?.id { ids.insert(id) }
+                observations = detector.detect(in: image).map { $0.observation(width: frame.width, height: frame.height) }
             }
-            if let face = current {
+            collect(pulse.process(frame, faces: observations))
+            if let id = pulse.face?.id {
+                ids.insert(id)
                 withFace += 1
-                let regions = SkinRegions(face: face.boundingBox)
-                for (k, r) in [regions.forehead, regions.leftCheek, regions.rightCheek].enumerated() {
-                    let sampler = try FrameSampler(region: .fraction(x: r.x, y: r.y, width: r.width, height: r.height))
-                    let c = (try? sampler.sample(frame)) ?? ColorSample(time: frame.time, red: .nan, green: .nan, blue: .nan)
-                    colors[k].append(c)
-                }
-            } else {
-                for k in 0..<3 { colors[k].append(ColorSample(time: frame.time, red: .nan, green: .nan, blue: .nan)) }
+            }
+            for k in 0..<3 {
+                let c = pulse.lastColors[k]
+                colors[k].append(ColorSample(time: frame.time, red: c.x, green: c.y, blue: c.z))
             }
             if duration > 0 { progress?(min(1, frame.time / duration)) }
         }
+        collect(pulse.finish())
         let recording = try SkinRecording(source: path, regions: ["forehead", "left cheek", "right cheek"], colors: colors)
-        let analysis: SkinRecording.Analysis
-        do { analysis = try recording.analyse(pulse: options.pulse, tracker: options.skinTracker) } catch let error as InvalidSettings {
-            throw InputError(.badOption, "\(path): \(error.description)")
-        }
+        let analysis = SkinRecording.Analysis(rejectedFrames: pulse.rejectedFrames, windowsCounted: pulse.windowsCounted,
+                                              estimates: estimates)
         return FaceVideoPulse(recording: recording, analysis: analysis, framesWithFace: withFace, faces: ids.count,
                               width: info.width, height: info.height)
     }
