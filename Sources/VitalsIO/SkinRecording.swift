@@ -2,9 +2,9 @@ import PulseDetection
 import SignalProcessing
 
 /// Mean colours of one or more regions of skin seen by a camera over the same frames (a face's
-/// forehead and cheeks; a video of a skin patch each), for the remote pulse: ``RemotePulse`` turns
-/// each region's colours into a pulse signal, and ``WristRateTracker`` (without a motion reference)
-/// tracks the rate over the regions together, declining windows whose spectrum holds no clear peak.
+/// forehead and cheeks; a video of a skin patch each), for the remote pulse: ``SkinPulseTracker``
+/// turns each region's colours into a pulse signal (``RemotePulse``) and tracks the rate over the
+/// regions together, declining windows whose spectrum holds no clear peak.
 public struct SkinRecording: Sendable {
     public var source: String
     /// The regions' names, in the order of `colors`.
@@ -103,7 +103,7 @@ public struct SkinRecording: Sendable {
 
     /// The `vitals heart-rate --skin --json` document: the top-level fields of ``HeartRateReport``
     /// (`heart_rate.bpm` is the rate the windows agree on, with the share that agree as `agreement`;
-    /// `confidence` is the median of the answered windows'; no beats or HRV: the remote pulse's beats
+    /// `confidence`, beside a rate only, is the median of the answered windows'; no beats or HRV: the remote pulse's beats
     /// are not sharp enough to time), each window as `heart-rate --motion` gives it, and in `quality`
     /// the method, the regions and the frames each region left out.
     public func report(input: String, analysis: Analysis, pulse settings: RemotePulse.Settings,
@@ -115,7 +115,10 @@ public struct SkinRecording: Sendable {
             ("sample_rate_hz", .num(sampleRate, digits: 3)),
             ("heart_rate", .object([
                 ("bpm", .num(analysis.heartRate, digits: 2)),
-                ("confidence", .num(answered.isEmpty ? nil : Statistics.median(answered.map(\.confidence)), digits: 3)),
+                // The answered windows' median confidence, beside a rate only (one confident window of
+                // seven is no confident rate).
+                ("confidence", .num(answered.isEmpty || analysis.heartRate == nil ? nil : Statistics.median(answered.map(\.confidence)),
+                                    digits: 3)),
                 ("agreement", .num(analysis.consensus.agreement, digits: 3)),
             ])),
             ("windows", WristRecording.windowsJSON(analysis.estimates)),
