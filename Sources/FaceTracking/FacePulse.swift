@@ -9,7 +9,8 @@ import PulseDetection
 /// face's box stands. A frame without a followed face gives the regions no colour (the remote pulse
 /// holds the last one and counts the frame as left out; a region that lost most of a window's
 /// frames is left out of that window). After each window, the rate the recent windows agree on is
-/// reported (`RemotePulse.consensus`).
+/// reported (`RemotePulse.consensus`); when the face read changes (another face, or none), the
+/// pulses start afresh and the earlier windows no longer count.
 ///
 /// ```swift
 /// var pulse = try FacePulse(frameRate: 30)
@@ -25,7 +26,7 @@ public struct FacePulse: Sendable {
         public var pulse = RemotePulse.Settings()
         public var rate = SkinPulseTracker.defaultTrackerSettings
         /// The rate reported after each window is the consensus of this many latest windows (10
-        /// windows every 2 s: the last 26 s).
+        /// windows every 2 s: the last 26 s; at least 2).
         public var recentWindows = 10
         public init() {}
     }
@@ -56,7 +57,9 @@ public struct FacePulse: Sendable {
     /// - Throws: `InvalidSettings` for pulse or rate settings that cannot work at this frame rate,
     ///   ``FaceTrackingError`` for tracker settings out of range, or a `recentWindows` under 1.
     public init(frameRate: Double, settings: Settings = Settings()) throws {
-        guard settings.recentWindows >= 1 else { throw InvalidSettings("the rate needs at least one recent window") }
+        guard settings.recentWindows >= 2 else {
+            throw InvalidSettings("the rate needs at least two recent windows (a rate takes two answered windows)")
+        }
         self.settings = settings
         faces = try FaceTracker(settings: settings.tracker)
         skin = try SkinPulseTracker(frameRate: frameRate, regions: 3, pulse: settings.pulse, tracker: settings.rate)
@@ -79,7 +82,13 @@ public struct FacePulse: Sendable {
                 case let .lost(id, time): events.append(.faceLost(id: id, time: time))
                 }
             }
-            face = followed.max { $0.boundingBox.area < $1.boundingBox.area }
+            let next = followed.max { $0.boundingBox.area < $1.boundingBox.area }
+            if next?.id != face?.id {
+                // Another face, or none: its skin is another signal, and the old rate no longer stands.
+                events += windows(skin.finish())
+                recent.removeAll()
+            }
+            face = next
         }
         if let face {
             let regions = SkinRegions(face: face.boundingBox, layout: settings.layout)
@@ -99,12 +108,15 @@ public struct FacePulse: Sendable {
         windows(skin.finish())
     }
 
+    /// The windows as events, each followed by the recent windows' rate when they agree on one
+    /// (not after a flat window: with no skin to read, no rate is current).
     private mutating func windows(_ estimates: [WristRateTracker.Estimate]) -> [Event] {
         var events: [Event] = []
         for e in estimates {
             events.append(.window(e))
             recent.append(e)
             if recent.count > settings.recentWindows { recent.removeFirst() }
+            guard e.declined != .flatSignal else { continue }
             let consensus = RemotePulse.consensus(recent)
             if let bpm = consensus.bpm { events.append(.rate(bpm: bpm, agreement: consensus.agreement, time: e.end)) }
         }

@@ -5,10 +5,11 @@ import SignalProcessing
 /// rate over the regions' pulses together, every hop.
 ///
 /// A region that lost over ``maximumRejectedShare`` of a window's frames (jumps in colour, or no face
-/// to take it from) is left out of that window's spectrum: its pulse there is mostly held colours.
+/// to take it from, or never a colour yet) is left out of that window's spectrum: its pulse there is
+/// mostly held colours.
 /// (The frames counted are the window's length of the latest frames, which the pulse, 1.6 s behind
-/// them, reaches a little later.) A silence over the tracker's ``WristRateTracker/Settings/maximumGap``
-/// starts the pulses and the tracker afresh.
+/// them, reaches a little later.) A silence over the tracker's ``WristRateTracker/Settings/maximumGap``,
+/// or a clock set back by more, starts the pulses and the tracker afresh.
 /// A window where every region is left out is declined as flat. The rate of a whole recording is
 /// ``RemotePulse/consensus(_:agreementBPM:minimumAgreement:minimumAnswered:)`` of the windows.
 ///
@@ -39,6 +40,12 @@ public struct SkinPulseTracker: Sendable {
     /// Per region, windows it counted in.
     public private(set) var windowsCounted: [Int]
     private var lastTime: Double?
+    /// Per region, whether it has had a colour since the start (or the last silence); until then a
+    /// flat stand-in keeps its pulse in step with the other regions'.
+    private var seen: [Bool]
+    private var standIns: [Int]
+    /// The stand-in colour of a region not yet seen: flat, so its pulse is 0.
+    private static let standIn = SIMD3<Double>(repeating: 128)
 
     /// - Parameters:
     ///   - frameRate: frames per second (nominal; the frames' own times are kept).
@@ -58,13 +65,16 @@ public struct SkinPulseTracker: Sendable {
         rejectedCounts = Array(repeating: 0, count: regions)
         pending = Array(repeating: [], count: regions)
         windowsCounted = Array(repeating: 0, count: regions)
+        seen = Array(repeating: false, count: regions)
+        standIns = Array(repeating: 0, count: regions)
     }
 
     /// The window and hop as the tracker analyses them, seconds.
     public var windowDuration: Double { tracker.windowDuration }
     public var hopDuration: Double { tracker.hopDuration }
-    /// Per region, frames its ``RemotePulse`` left out.
-    public var rejectedFrames: [Int] { pulses.map(\.rejectedFrames) }
+    /// Per region, frames left out: those its ``RemotePulse`` left out, and those before the region
+    /// first had a colour.
+    public var rejectedFrames: [Int] { (0..<regions).map { pulses[$0].rejectedFrames + standIns[$0] } }
 
     /// Feeds one frame: each region's mean colour (`colors.count == regions`; a colour that is not a
     /// number where the region was not seen).
@@ -72,15 +82,29 @@ public struct SkinPulseTracker: Sendable {
     public mutating func process(time: Double, colors: [SIMD3<Double>]) -> [WristRateTracker.Estimate] {
         precondition(colors.count == regions, "one colour per region")
         var out: [WristRateTracker.Estimate] = []
-        if time.isFinite, let last = lastTime, time - last > tracker.settings.maximumGap {
-            // A silence: the pulses start afresh (the tracker does too, at the next sample).
+        if time.isFinite, let last = lastTime, time - last > tracker.settings.maximumGap || time < last - tracker.settings.maximumGap {
+            // A silence, or a clock set back: the pulses start afresh (the tracker does too, at the
+            // next sample).
             out = finish()
         }
         if time.isFinite, lastTime.map({ time > $0 }) ?? true { lastTime = time }
         for k in 0..<regions {
+            var color = colors[k]
+            let usable = color.x.isFinite && color.y.isFinite && color.z.isFinite
+            var standIn = false
+            if !seen[k] {
+                if usable {
+                    seen[k] = true
+                } else if time.isFinite {
+                    // Not seen yet: a flat stand-in, so that the other regions' windows go on.
+                    color = Self.standIn
+                    standIn = true
+                }
+            }
             let before = pulses[k].rejectedFrames
-            pending[k] += pulses[k].process(time: time, red: colors[k].x, green: colors[k].y, blue: colors[k].z)
-            if time.isFinite { record(region: k, rejected: pulses[k].rejectedFrames > before) }
+            pending[k] += pulses[k].process(time: time, red: color.x, green: color.y, blue: color.z)
+            if standIn && pulses[k].rejectedFrames == before { standIns[k] += 1 }
+            if time.isFinite { record(region: k, rejected: standIn || pulses[k].rejectedFrames > before) }
         }
         return out + drain()
     }
@@ -89,7 +113,15 @@ public struct SkinPulseTracker: Sendable {
     /// before a silence); the pulses start afresh after it.
     public mutating func finish() -> [WristRateTracker.Estimate] {
         for k in 0..<regions { pending[k] += pulses[k].flush() }
-        return drain()
+        let out = drain()
+        for k in 0..<regions {
+            rejected[k].removeAll()
+            rejectedCounts[k] = 0
+            seen[k] = false
+            pending[k].removeAll()
+        }
+        lastTime = nil
+        return out
     }
 
     /// Runs a whole recording through the same code as the live path.
@@ -119,8 +151,8 @@ public struct SkinPulseTracker: Sendable {
         if isRejected { rejectedCounts[k] += 1 }
     }
 
-    /// Feeds the tracker every frame all regions have a pulse sample for, in time order; samples only
-    /// some regions have (a region whose first frames had no colour) are dropped.
+    /// Feeds the tracker every frame all regions have a pulse sample for, in time order (they are in
+    /// step: a region not seen yet has a flat stand-in); a sample only some regions have is dropped.
     private mutating func drain() -> [WristRateTracker.Estimate] {
         var out: [WristRateTracker.Estimate] = []
         while pending.allSatisfy({ !$0.isEmpty }) {

@@ -57,6 +57,9 @@ private struct PulsingSquare {
         let rates = events.compactMap { if case let .rate(bpm, _, _) = $0 { return bpm } else { return nil } }
         #expect(rates.count >= 5)
         #expect(rates.allSatisfy { abs($0 - 84) < 1.5 }, "\(rates)")
+        // No rate once the face is gone (found by review: the old windows kept passing for 18 s).
+        let rateTimes = events.compactMap { if case let .rate(_, _, time) = $0 { return time } else { return nil } }
+        #expect(rateTimes.allSatisfy { $0 <= lost.first?.1 ?? 0 })
         #expect(pulse.windowsCounted.allSatisfy { $0 > 0 })
         // The frames before the face was found and after it was lost have no colour.
         #expect(pulse.rejectedFrames.allSatisfy { $0 >= 10 })
@@ -64,7 +67,7 @@ private struct PulsingSquare {
 
     @Test func settingsThatCannotWorkAreRefused() {
         var settings = FacePulse.Settings()
-        settings.recentWindows = 0
+        settings.recentWindows = 1  // a rate takes two answered windows
         #expect(throws: (any Error).self) { try FacePulse(frameRate: 30, settings: settings) }
         #expect(throws: (any Error).self) { try FacePulse(frameRate: 0) }
     }

@@ -209,9 +209,38 @@ private struct SkinClip {
         let times = (0..<600).map { Double($0) / 30 }
         let nothing = [SIMD3<Double>](repeating: SIMD3(repeating: .nan), count: 600)
         let run = try SkinPulseTracker.run(times: times, colors: [nothing], frameRate: 30)
-        #expect(run.estimates.isEmpty)  // no colour ever: no pulse sample, no window
+        #expect(!run.estimates.isEmpty && run.estimates.allSatisfy { $0.declined == .flatSignal })
         #expect(run.rejectedFrames == [600])
         #expect(RemotePulse.consensus(run.estimates).bpm == nil)
         #expect(throws: InvalidSettings.self) { try SkinPulseTracker(frameRate: 30, regions: 0) }
+    }
+
+    /// Found by review: a region that never had a colour held back every window, and its
+    /// neighbours' samples piled up; one seen only after 10 s cost the others their first 10 s.
+    @Test func aRegionWithoutColourDoesNotHoldTheOthersBack() throws {
+        let frames = SkinClip(bpm: 72, seconds: 60).frames()
+        let times = frames.map(\.time), a = frames.map(\.rgb)
+        let b = SkinClip(bpm: 72, seconds: 60, seed: 4).frames().map(\.rgb)
+        let alone = try SkinPulseTracker.run(times: times, colors: [a, b], frameRate: 30)
+        let never = [SIMD3<Double>](repeating: SIMD3(repeating: .nan), count: times.count)
+        let withNever = try SkinPulseTracker.run(times: times, colors: [a, b, never], frameRate: 30)
+        #expect(withNever.estimates.count == alone.estimates.count)
+        #expect(withNever.windowsCounted[2] == 0)
+        #expect(withNever.rejectedFrames[2] == times.count)
+        #expect(abs(try #require(RemotePulse.consensus(withNever.estimates).bpm) - 72) < 1)
+        let late = b.enumerated().map { $0.offset < 300 ? SIMD3<Double>(repeating: .nan) : $0.element }
+        let withLate = try SkinPulseTracker.run(times: times, colors: [a, late], frameRate: 30)
+        #expect(withLate.estimates.count == alone.estimates.count)
+        #expect(withLate.windowsCounted[1] > 0 && withLate.windowsCounted[1] < withLate.windowsCounted[0])
+    }
+
+    /// Found by review: a clock set back left every later frame out.
+    @Test func aClockSetBackStartsAfresh() throws {
+        let frames = SkinClip(bpm: 72, seconds: 60).frames()
+        let once = try SkinPulseTracker.run(times: frames.map(\.time), colors: [frames.map(\.rgb)], frameRate: 30)
+        let twice = try SkinPulseTracker.run(times: frames.map(\.time) + frames.map(\.time),
+                                             colors: [frames.map(\.rgb) + frames.map(\.rgb)], frameRate: 30)
+        #expect(twice.estimates.count == 2 * once.estimates.count)
+        #expect(twice.rejectedFrames == [0])
     }
 }
