@@ -150,16 +150,8 @@ public struct FaceVideoSimulator: Sendable {
     /// Writes the whole clip to a Y4M file.
     /// - Throws: `InputError` when the file cannot be written.
     public func writeY4M(to path: String, progress: ((Double) -> Void)? = nil) throws {
-        let header = y4mHeader
-        let writer = try Y4MWriter(path: path, header: header)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: header.frameByteCount, alignment: 64)
-        defer { buffer.deallocate() }
-        for i in 0..<frameCount {
-            renderFrame(i, into: buffer)
-            try writer.write(planes: UnsafeRawBufferPointer(buffer))
-            progress?(Double(i + 1) / Double(frameCount))
-        }
-        try writer.close()
+        try Y4MWriter.writeClip(to: path, header: y4mHeader, frames: frameCount, render: { renderFrame($0, into: $1) },
+                                progress: progress)
     }
 
     /// A picture for the simulator: a binary PPM read natively, anything else (PNG, JPEG) through

@@ -246,16 +246,8 @@ public struct FingerVideoSimulator: Sendable {
     /// - Parameter progress: called with the fraction done (0...1) after each frame.
     /// - Throws: `InputError` when the file cannot be written.
     public func writeY4M(to path: String, progress: ((Double) -> Void)? = nil) throws {
-        let header = y4mHeader
-        let writer = try Y4MWriter(path: path, header: header)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: header.frameByteCount, alignment: 64)
-        defer { buffer.deallocate() }
-        for i in 0..<frameCount {
-            renderFrame(i, into: buffer)
-            try writer.write(planes: UnsafeRawBufferPointer(buffer))
-            progress?(Double(i + 1) / Double(frameCount))
-        }
-        try writer.close()
+        try Y4MWriter.writeClip(to: path, header: y4mHeader, frames: frameCount, render: { renderFrame($0, into: $1) },
+                                progress: progress)
     }
 }
 

@@ -249,6 +249,23 @@ public final class Y4MWriter {
         frameCount += 1
     }
 
+    /// Writes a whole clip to `path`: `frames` frames, each rendered into one reused buffer by
+    /// `render(index, planes)`; `progress` gets the fraction done (0...1) after each frame.
+    /// - Throws: `InputError` when the file cannot be written.
+    public static func writeClip(to path: String, header: Y4MHeader, frames: Int,
+                                 render: (Int, UnsafeMutableRawBufferPointer) -> Void,
+                                 progress: ((Double) -> Void)? = nil) throws {
+        let writer = try Y4MWriter(path: path, header: header)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: header.frameByteCount, alignment: 64)
+        defer { buffer.deallocate() }
+        for i in 0..<frames {
+            render(i, buffer)
+            try writer.write(planes: UnsafeRawBufferPointer(buffer))
+            progress?(Double(i + 1) / Double(frames))
+        }
+        try writer.close()
+    }
+
     /// Flushes and closes the file.
     public func close() throws {
         guard let f = file else { return }
