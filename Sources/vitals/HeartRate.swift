@@ -120,13 +120,9 @@ struct HeartRate: ParsableCommand {
                 if rate != nil || column != nil || polarity != .asRecorded {
                     throw InputError(.badOption, "\(path): --rate, --column and --polarity apply to CSV recordings, not to videos")
                 }
-                // Frames -> mean colours (ffmpeg downscales with area averaging, which keeps the mean).
-                let progress = ProgressBar(label: URL(fileURLWithPath: path).lastPathComponent)
-                let means = try VideoColorMeans(path: path, options: .init(maxDimension: 160), progress: progress.update)
-                progress.finish()
-                if let issues = means.decodingIssues { warn(issues.warning(path: path)) }
-                decoding = means.decodingIssues ?? VideoDecodingIssues(errors: 0, damagedFrames: 0, undecodablePackets: 0)
-                return try PulseRecording.colors(means.samples, source: path)
+                let (recording, issues) = try videoColours(path)
+                decoding = issues ?? VideoDecodingIssues(errors: 0, damagedFrames: 0, undecodablePackets: 0)
+                return recording
             }
             return try PulseRecording.load(path: path, column: bundled ? "ppg" : column, rate: rate, polarity: polarity)
         }
@@ -222,16 +218,22 @@ struct HeartRate: ParsableCommand {
         }
     }
 
+    /// A video's frames as a recording of mean colours, with a progress bar on stderr and a warning
+    /// for decoding damage (ffmpeg downscales with area averaging, which keeps the mean).
+    private func videoColours(_ path: String) throws -> (recording: PulseRecording, issues: VideoDecodingIssues?) {
+        let progress = ProgressBar(label: URL(fileURLWithPath: path).lastPathComponent)
+        let means = try VideoColorMeans(path: path, options: .init(maxDimension: 160), progress: progress.update)
+        progress.finish()
+        if let issues = means.decodingIssues { warn(issues.warning(path: path)) }
+        return (try PulseRecording.colors(means.samples, source: path), means.decodingIssues)
+    }
+
     /// `--skin`: the remote pulse of the colour means (a CSV's or a video's frames).
     private func runSkin(path: String) throws {
         let recording = try CLIError.wrap { () throws -> PulseRecording in
             if VideoFile.hasVideoExtension(path) {
                 if rate != nil { throw InputError(.badOption, "\(path): --rate applies to CSV recordings, not to videos") }
-                let progress = ProgressBar(label: URL(fileURLWithPath: path).lastPathComponent)
-                let means = try VideoColorMeans(path: path, options: .init(maxDimension: 160), progress: progress.update)
-                progress.finish()
-                if let issues = means.decodingIssues { warn(issues.warning(path: path)) }
-                return try PulseRecording.colors(means.samples, source: path)
+                return try videoColours(path).recording
             }
             return try PulseRecording.load(path: path, rate: rate)
         }
