@@ -89,14 +89,14 @@ public struct SkinEvaluation: Sendable {
         var pulse = RemotePulse.Settings()
         pulse.method = method
         let source = group.isEmpty ? video : "\(group)/\(video)"
-        func analysis(_ regions: [(name: String, recording: PulseRecording)]) throws -> SkinRecording.Analysis {
-            try SkinRecording(source: source, regions: regions).analyse(pulse: pulse)
-        }
-        let together = try analysis(regions)
         let recording = try SkinRecording(source: source, regions: regions)
+        let together = try recording.analyse(pulse: pulse)
+        // Each region alone (a video of one region is already that).
+        let regionRates = regions.count == 1 ? [together.heartRate]
+            : try regions.map { try SkinRecording(source: source, regions: [$0]).analyse(pulse: pulse).heartRate }
         return SkinEvaluation(
             group: group, video: video, truth: truth, regions: regions.map(\.name),
-            regionRates: try regions.map { try analysis([$0]).heartRate },
+            regionRates: regionRates,
             heartRate: together.heartRate, windows: together.estimates.count,
             answeredWindows: together.estimates.filter { $0.bpm != nil }.count,
             rejectedFrames: together.rejectedFrames.reduce(0, +), frames: recording.colors[0].count,
