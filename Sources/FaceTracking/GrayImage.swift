@@ -1,3 +1,5 @@
+import PulseDetection
+
 /// An 8-bit grayscale image: `width` x `height` pixels, row-major, one byte per pixel, rows packed
 /// (no padding). Pixel values are brightness 0...255 (a video frame's luma plane is one).
 public struct GrayImage: Sendable, Equatable {
@@ -51,8 +53,19 @@ public struct GrayImage: Sendable, Equatable {
         }
     }
 
-    /// An empty image (0 x 0), as scratch to be filled by ``resize(from:width:height:)``.
-    init() {
+    /// Makes this image a copy of `frame`'s luma plane (Y' of a 4:2:0 frame), reusing its storage.
+    /// - Throws: ``FaceTrackingError`` `.badImage` for a BGRA frame, which has no luma plane.
+    public mutating func copyLuma(of frame: Frame) throws(FaceTrackingError) {
+        if case .bgra = frame.format {
+            throw FaceTrackingError(.badImage, "a BGRA frame has no luma plane to detect faces in (decode it as 4:2:0)")
+        }
+        let luma = frame.plane0
+        try copy(from: luma.baseAddress, width: frame.width, height: frame.height, bytesPerRow: luma.bytesPerRow)
+    }
+
+    /// An empty image (0 x 0), as scratch to be filled by ``copyLuma(of:)`` or
+    /// ``copy(from:width:height:bytesPerRow:)`` (the detector also shrinks images into such scratch).
+    public init() {
         width = 0
         height = 0
         pixels = []

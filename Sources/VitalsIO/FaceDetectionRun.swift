@@ -48,18 +48,13 @@ public struct FaceDetectionRun: Sendable {
         }
         let reader = try VideoFile.open(path: input, options: .init(stillImages: true))
         var frames: [FrameFaces] = []
-        var image: GrayImage?  // one buffer for every frame
+        var image = GrayImage()  // one buffer for every frame
         var tracker = FaceTracker()
         struct Enough: Error {}
         do {
             try reader.forEachFrame { frame in
-                let luma = frame.plane0
-                if image == nil {
-                    image = try GrayImage(baseAddress: luma.baseAddress, width: frame.width, height: frame.height, bytesPerRow: luma.bytesPerRow)
-                } else {
-                    try image!.copy(from: luma.baseAddress, width: frame.width, height: frame.height, bytesPerRow: luma.bytesPerRow)
-                }
-                let faces = detector.detect(in: image!)
+                try image.copyLuma(of: frame)
+                let faces = detector.detect(in: image)
                 let tracked = tracker.process(faces.map { $0.observation(width: frame.width, height: frame.height) }, at: frame.time)
                 frames.append(FrameFaces(time: frame.time, faces: faces, tracked: tracked))
                 if let maxFrames, frames.count >= maxFrames { throw Enough() }

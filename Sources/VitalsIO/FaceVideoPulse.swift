@@ -58,7 +58,7 @@ public struct FaceVideoPulse: Sendable {
         } catch {
             throw InputError(.badOption, "\(path): \(error)")
         }
-        var image = try GrayImage(width: 1, height: 1, pixels: [0])  // refilled from each frame's luma
+        var image = GrayImage()  // refilled from each frame's luma
         var colors: [[ColorSample]] = [[], [], []]
         var estimates: [WristRateTracker.Estimate] = []
         var ids = Set<Int>()
@@ -72,8 +72,7 @@ public struct FaceVideoPulse: Sendable {
             var observations: [FaceObservation]?
             if frame.time >= nextDetection - 1e-6 {
                 nextDetection = max(nextDetection, frame.time) + 1 / options.detectionsPerSecond
-                let luma = frame.plane0
-                try image.copy(from: luma.baseAddress, width: frame.width, height: frame.height, bytesPerRow: luma.bytesPerRow)
+                try image.copyLuma(of: frame)
                 observations = detector.detect(in: image).map { $0.observation(width: frame.width, height: frame.height) }
             }
             collect(pulse.process(frame, faces: observations))

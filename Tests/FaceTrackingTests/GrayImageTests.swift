@@ -1,7 +1,28 @@
+import PulseDetection
 import Testing
 @testable import FaceTracking
 
 @Suite struct GrayImageTests {
+    @Test func aFramesLumaIsTheImageAndBGRAHasNone() throws {
+        // 3x2 luma in rows of 4 bytes; the chroma planes are not read.
+        let luma: [UInt8] = [1, 2, 3, 99, 4, 5, 6, 99], chroma: [UInt8] = [128, 128, 128, 128]
+        var image = GrayImage()
+        try luma.withUnsafeBytes { y in
+            try chroma.withUnsafeBytes { c in
+                let frame = try Frame(yuv420Planar: FramePlane(baseAddress: y.baseAddress!, bytesPerRow: 4),
+                                      cb: FramePlane(baseAddress: c.baseAddress!, bytesPerRow: 2),
+                                      cr: FramePlane(baseAddress: c.baseAddress!, bytesPerRow: 2),
+                                      encoding: YCbCrEncoding(range: .full), width: 3, height: 2, time: 0)
+                try image.copyLuma(of: frame)
+            }
+        }
+        #expect(image.width == 3 && image.height == 2 && image.pixels == [1, 2, 3, 4, 5, 6])
+        let bgra = [UInt8](repeating: 200, count: 3 * 2 * 4)
+        let frame = try bgra.withUnsafeBytes { try Frame(bgra: $0.baseAddress!, width: 3, height: 2, bytesPerRow: 12, time: 0) }
+        #expect(throws: FaceTrackingError.self) { try image.copyLuma(of: frame) }
+        #expect(image.pixels == [1, 2, 3, 4, 5, 6])  // left as it was
+    }
+
     @Test func copyingAStridedBufferDropsThePadding() throws {
         // 3x2 pixels in rows of 5 bytes (2 bytes of padding, 99).
         let buffer: [UInt8] = [1, 2, 3, 99, 99, 4, 5, 6, 99, 99]
