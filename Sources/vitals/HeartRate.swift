@@ -62,6 +62,11 @@ struct HeartRate: ParsableCommand {
     @Flag(help: "Print one JSON document on stdout.")
     var json = false
 
+    @Option(help: ArgumentHelp(
+        "Also write an HTML report to this file: the rate over time, the waveform with its beats, intervals, Poincaré plot and HRV.",
+        discussion: "One self-contained page (inline SVG, nothing fetched) for the fingertip pipeline: colour means, a PPG --column or a fingertip video."))
+    var report: String?
+
     mutating func validate() throws {
         if polarity != .asRecorded && column == nil && input != nil && !VideoFile.hasVideoExtension(input!) {
             throw ValidationError("--polarity applies to a --column signal (colour means have a physical sign)")
@@ -72,6 +77,10 @@ struct HeartRate: ParsableCommand {
         if method != nil && !skin && !face { throw ValidationError("--method applies with --skin or --face") }
         if cascade != nil && !face { throw ValidationError("--cascade applies with --face") }
         if skin && face { throw ValidationError("--skin and --face are two ways to read one input: choose one") }
+        if report != nil && (skin || face || motion != nil) {
+            throw ValidationError("--report draws the fingertip pipeline (colour means, a PPG --column, a fingertip video): not with --skin, --face or --motion")
+        }
+        if let report, report.isEmpty { throw ValidationError("--report needs a file name") }
         if face {
             guard let input, VideoFile.hasVideoExtension(input) else {
                 throw ValidationError("--face needs a video INPUT (.y4m, .mp4, .mov, .avi, .mkv, .webm)")
@@ -113,6 +122,14 @@ struct HeartRate: ParsableCommand {
             }
             path = url.path
         }
+        // Before the analysis (minutes on a long video): --report must not replace the recording.
+        if let report {
+            try checkDistinctFiles(outputs: [("--report FILE", report)], inputs: [("the input", path)])
+            let folder = URL(fileURLWithPath: report).deletingLastPathComponent().path
+            guard FileManager.default.isWritableFile(atPath: folder) else {
+                throw CLIError("\(report): cannot be written (its folder \(folder) is missing or not writable)")
+            }
+        }
         var decoding: VideoDecodingIssues?
         var recording = try CLIError.wrap { () throws -> PulseRecording in
             if VideoFile.hasVideoExtension(path) {
@@ -141,20 +158,30 @@ struct HeartRate: ParsableCommand {
             warn(String(format: "gap in the recording from %.2f s to %.2f s: analysed either side", g.from, g.to))
         }
         let display = (!json && bundled) ? LiveDisplay() : nil
-        let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate,
-                                         observe: display.map { d in { d.observe($0) } })
+        let waveform = report.map { _ in HeartRateHTMLReport.Waveform(duration: recording.coveredDuration) }
+        let observe: ((PulseEvent) -> Void)? = display == nil && waveform == nil ? nil : { event in
+            display?.observe(event)
+            waveform?.observe(event)
+        }
+        let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate, observe: observe)
         display?.finish(analysis)
         let hrv = HRVReport.json(analysis.hrv)
         let windowSpec = window.map { ($0, hop ?? $0) }
         if let window, window > recording.coveredDuration + 1e-9 {
             warn(String(format: "--window %g s is longer than the %.1f-s recording: no windows", window, recording.duration))
         }
-        let report = HeartRateReport.json(input: bundled ? "bundled:a103l-ppg-60s.csv" : path, recording: recording,
+        let document = HeartRateReport.json(input: bundled ? "bundled:a103l-ppg-60s.csv" : path, recording: recording,
                                           analysis: analysis, hrv: hrv, window: windowSpec, videoDecoding: decoding)
         if json {
-            print(report.serialized())
+            print(document.serialized())
         } else {
-            printSummary(recording: recording, analysis: analysis, report: report, windows: windowSpec)
+            printSummary(recording: recording, analysis: analysis, report: document, windows: windowSpec)
+        }
+        if let report, let waveform {
+            let html = HeartRateHTMLReport.html(input: bundled ? "bundled: PhysioNet a103l finger PPG, first 60 s" : path,
+                                                recording: recording, analysis: analysis, waveform: waveform)
+            try writeFile(Data(html.utf8), to: report)
+            status("report written to \(report)")
         }
     }
 

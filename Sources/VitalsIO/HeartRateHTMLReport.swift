@@ -1,0 +1,335 @@
+import Foundation
+import PulseDetection
+import SignalProcessing
+
+/// The `vitals heart-rate --report FILE.html` page: one self-contained HTML file (inline SVG and
+/// CSS, nothing fetched) that shows a person what the pipeline found and how far to trust it: the
+/// rate over time beside its quality index, stretches of the waveform with every beat marked, the
+/// beat-to-beat intervals and their Poincaré plot, and the HRV measures under HeartPy's names.
+public enum HeartRateHTMLReport {
+    /// Stretches of the pulse waveform drawn in the report, and the waveform collected for them
+    /// while the pipeline runs (`observe` every event). Up to `maximumStrips` strips of
+    /// `stripSeconds`: the whole of a short recording, evenly spread over a long one, so memory stays
+    /// small whatever the length.
+    public final class Waveform {
+        public static let stripSeconds = 10.0
+        public static let maximumStrips = 6
+        /// Start and end of each strip, seconds from the start of the recording.
+        public let strips: [(from: Double, to: Double)]
+        /// The waveform samples inside each strip.
+        public private(set) var samples: [[(x: Double, y: Double)]]
+
+        /// Strips for a recording `duration` seconds long.
+        public init(duration: Double) {
+            let length = min(Self.stripSeconds, max(duration, 0))
+            let count = length > 0 ? min(Self.maximumStrips, Int((duration / length - 1e-9).rounded(.up))) : 0
+            var strips: [(from: Double, to: Double)] = []
+            for i in 0..<count {
+                // Back to back while they fit; otherwise the first at the start, the last at the end.
+                let start = Double(count) * length >= duration - 1e-9 || count == 1
+                    ? Double(i) * length
+                    : Double(i) * (duration - length) / Double(count - 1)
+                strips.append((start, min(start + length, duration)))
+            }
+            self.strips = strips
+            samples = Array(repeating: [], count: strips.count)
+        }
+
+        /// Keeps the `.waveform` samples that fall in a strip.
+        public func observe(_ event: PulseEvent) {
+            guard case .waveform(let w) = event else { return }
+            for (i, s) in strips.enumerated() where w.time >= s.from && w.time <= s.to {
+                samples[i].append((w.time, w.value))
+            }
+        }
+    }
+
+    /// The page for one analysed recording.
+    /// - Parameters:
+    ///   - input: the input's name as shown to the reader.
+    ///   - waveform: the strips collected while `analysis` ran.
+    public static func html(input: String, recording: PulseRecording, analysis: PulseAnalysis, waveform: Waveform) -> String {
+        let duration = recording.coveredDuration
+        let time = TimeAxis(duration: duration)
+        var page = Page(title: "Heart rate report: \((input as NSString).lastPathComponent)")
+        page.heading(input: input, recording: recording)
+        page.cards(analysis: analysis, duration: duration)
+        page.section("Heart rate over time", note: """
+            Each dot is one analysis window's rate (a \(fmtNumber(analysis.analysisWindow)) s window every hop): \
+            filled where the rate was reported, hollow where the pipeline declined to answer. \
+            Small grey dots are beat-to-beat rates (60 / interval). Shaded: gaps in the recording \
+            (grey) and times without a finger on the lens (red).
+            """)
+        page.append(rateChart(analysis: analysis, recording: recording, time: time))
+        page.append(qualityChart(analysis: analysis, recording: recording, time: time))
+        page.section("Waveform", note: """
+            The band-passed pulse of the channel beats are timed on, in units of its recent spread, as \
+            the live monitor draws it. Marks: beats used for HRV (green), beats kept out of HRV \
+            (orange: an artefact, a doubtful shape, or found while the rate was declined) and beats \
+            judged ectopic (red).
+            """)
+        for (i, strip) in waveform.strips.enumerated() {
+            page.append(waveformChart(strip: strip, samples: waveform.samples[i], analysis: analysis, recording: recording, index: i))
+        }
+        page.section("Beat-to-beat intervals", note: """
+            Intervals between consecutive beats. Green intervals went into HRV; orange were kept out \
+            (the reason is in the JSON's beats). The Poincaré plot pairs each accepted interval with the \
+            next; its ellipse has half-axes SD1 (across the identity line) and SD2 (along it).
+            """)
+        page.append(tachogram(analysis: analysis, time: time))
+        page.append("<div class=\"row\">" + poincare(analysis: analysis) + hrvTable(analysis.hrv) + "</div>")
+        page.section("Quality", note: nil)
+        page.append(qualityTable(recording: recording, analysis: analysis))
+        return page.finish()
+    }
+
+    // MARK: Charts
+
+    static let width = 960.0
+    static let green = "#1a9850", orange = "#f08c00", red = "#d7301f", blue = "#2b6cb0", grey = "#9a9a9a"
+
+    static func rateChart(analysis: PulseAnalysis, recording: PulseRecording, time: TimeAxis) -> String {
+        let reported = analysis.estimates.filter { $0.confidence >= analysis.minimumConfidence && $0.bpm.isFinite }
+        let declined = analysis.estimates.filter { !($0.confidence >= analysis.minimumConfidence) && $0.bpm.isFinite }
+        let beatRates = analysis.beats.compactMap { b in b.interval.map { (x: b.time, y: 60 / $0) } }
+        let shown = reported.map(\.bpm) + declined.map(\.bpm)
+        let lo = max(30, (shown.min() ?? 50) - 10), hi = min(240, (shown.max() ?? 110) + 10)
+        var chart = SVGChart(width: width, height: 240, x: 0...time.duration, y: lo...hi, xLabel: time.label, yLabel: "heart rate (bpm)")
+        chart.xTickScale = time.scale
+        chart.spans(recording.gaps, color: "#777")
+        chart.spans(noContactSpans(analysis, duration: time.duration), color: red, opacity: 0.1)
+        chart.dots(beatRates, color: "#c8c8c8", radius: 1.2)
+        chart.dots(declined.map { ($0.time, $0.bpm) }, color: grey, radius: 2.2, hollow: true)
+        chart.line(reported.map { ($0.time, $0.bpm) }, color: blue, width: 1, maxGap: 3 * max(hop(analysis), 1))
+        chart.dots(reported.map { ($0.time, $0.bpm) }, color: blue, radius: 2)
+        if let hr = analysis.heartRate { chart.rule(y: hr.bpm, color: "#333", label: String(format: "whole recording %.1f bpm", hr.bpm)) }
+        return chart.render(title: "Heart rate over time", id: "rate")
+    }
+
+    static func qualityChart(analysis: PulseAnalysis, recording: PulseRecording, time: TimeAxis) -> String {
+        var chart = SVGChart(width: width, height: 130, x: 0...time.duration, y: 0...1, xLabel: time.label, yLabel: "quality index")
+        chart.xTickScale = time.scale
+        chart.spans(recording.gaps, color: "#777")
+        chart.line(analysis.updates.map { ($0.time, $0.index) }, color: "#6b46c1", width: 1.2, maxGap: 3 * max(hop(analysis), 1))
+        chart.rule(y: analysis.minimumConfidence, color: red, label: "reported above this")
+        return chart.render(title: "Quality index over time", id: "quality")
+    }
+
+    static func waveformChart(strip: (from: Double, to: Double), samples: [(x: Double, y: Double)], analysis: PulseAnalysis,
+                              recording: PulseRecording, index: Int) -> String {
+        let values = samples.map(\.y).filter(\.isFinite).sorted()
+        let bound = values.isEmpty ? 3 : max(1, min(6, 1.15 * max(abs(values[Int(0.005 * Double(values.count - 1))]),
+                                                                abs(values[Int(0.995 * Double(values.count - 1))]))))
+        var chart = SVGChart(width: width, height: 150, x: strip.from...max(strip.to, strip.from + 1e-3), y: -bound...bound,
+                             xLabel: recording.coveredDuration > 60 ? "time (\(strip.to >= 3600 ? "h:mm:ss" : "m:ss"))" : "time (s)",
+                             yLabel: "pulse")
+        if recording.coveredDuration > 60 { chart.xTickFormat = { clock($0) } }
+        chart.spans(recording.gaps, color: "#777")
+        chart.spans(noContactSpans(analysis, duration: recording.coveredDuration), color: red, opacity: 0.1)
+        if samples.isEmpty {
+            chart.raw("<text x=\"\(fmt(chart.left + chart.plotWidth / 2))\" y=\"\(fmt(chart.top + chart.plotHeight / 2))\" text-anchor=\"middle\" fill=\"#777\">no waveform here: no finger on the lens, a gap, or before the first analysis</text>")
+        }
+        let beats = analysis.beats.filter { $0.time >= strip.from && $0.time <= strip.to }
+        let ectopic = Set(ectopicBeatTimes(analysis))
+        // A faint line through the waveform and a tick along the top for each beat.
+        for (beats, color) in [(beats.filter { !ectopic.contains($0.time) && used($0, analysis) }, green),
+                               (beats.filter { !ectopic.contains($0.time) && !used($0, analysis) }, orange),
+                               (beats.filter { ectopic.contains($0.time) }, red)] {
+            chart.marks(beats.map(\.time), color: color + "55", width: 1)
+            chart.marks(beats.map(\.time), color: color, from: 0.88, width: 2.5)
+        }
+        chart.line(samples, color: "#222", width: 1.2, maxGap: 0.5)
+        return chart.render(title: "Waveform strip \(index + 1)", id: "wave\(index)")
+    }
+
+    static func tachogram(analysis: PulseAnalysis, time: TimeAxis) -> String {
+        let points = analysis.beats.compactMap { b in b.interval.map { (beat: b, ms: $0 * 1000) } }
+        let ms = points.map(\.ms).sorted()
+        let lo = ms.isEmpty ? 300 : max(200, ms[Int(0.01 * Double(ms.count - 1))] - 100)
+        let hi = ms.isEmpty ? 1500 : min(2500, ms[Int(0.99 * Double(ms.count - 1))] + 100)
+        var chart = SVGChart(width: width, height: 200, x: 0...time.duration, y: lo...hi, xLabel: time.label, yLabel: "interval (ms)")
+        chart.xTickScale = time.scale
+        chart.dots(points.filter { !used($0.beat, analysis) }.map { ($0.beat.time, $0.ms) }, color: orange, radius: 2)
+        chart.dots(points.filter { used($0.beat, analysis) }.map { ($0.beat.time, $0.ms) }, color: green, radius: 1.6)
+        return chart.render(title: "Beat-to-beat intervals", id: "tachogram")
+    }
+
+    static func poincare(analysis: PulseAnalysis) -> String {
+        var pairs: [(x: Double, y: Double)] = []
+        let beats = analysis.beats
+        for k in beats.indices.dropFirst(2) {
+            guard let a = beats[k - 1].interval, let b = beats[k].interval, used(beats[k - 1], analysis), used(beats[k], analysis) else { continue }
+            pairs.append((a * 1000, b * 1000))
+        }
+        let all = pairs.flatMap { [$0.x, $0.y] }.sorted()
+        let lo = all.isEmpty ? 400 : all[Int(0.005 * Double(all.count - 1))] - 60
+        let hi = all.isEmpty ? 1200 : all[Int(0.995 * Double(all.count - 1))] + 60
+        var chart = SVGChart(width: 380, height: 380, x: lo...hi, y: lo...hi, xLabel: "interval n (ms)", yLabel: "interval n + 1 (ms)")
+        // Equal scales on both axes, so the identity line is at 45° and the ellipse is true.
+        chart.right = chart.width - chart.left - (chart.height - chart.top - chart.bottom)
+        chart.raw("<path d=\"M\(fmt(chart.px(lo))) \(fmt(chart.py(lo)))L\(fmt(chart.px(hi))) \(fmt(chart.py(hi)))\" stroke=\"#bbb\" stroke-dasharray=\"4 3\"/>")
+        chart.dots(pairs, color: green, radius: 1.6)
+        if let m = analysis.hrv?.measures, m.sd1.isFinite, m.sd2.isFinite, !pairs.isEmpty {
+            let mean = Statistics.mean(pairs.map(\.x))
+            let scale = chart.plotWidth / (hi - lo)
+            chart.raw("<ellipse cx=\"\(fmt(chart.px(mean)))\" cy=\"\(fmt(chart.py(mean)))\" rx=\"\(fmt(m.sd2 * scale))\" ry=\"\(fmt(m.sd1 * scale))\" transform=\"rotate(-45 \(fmt(chart.px(mean))) \(fmt(chart.py(mean))))\" fill=\"\(blue)\" fill-opacity=\"0.12\" stroke=\"\(blue)\"/>")
+        }
+        return "<figure>" + chart.render(title: "Poincaré plot", id: "poincare") + "</figure>"
+    }
+
+    // MARK: Tables
+
+    static func hrvTable(_ hrv: HRVResult?) -> String {
+        guard let hrv, hrv.intervals.count - hrv.rejected.count >= 2 else {
+            return "<div class=\"table\"><h3>HRV</h3><p>Not computed: fewer than two accepted intervals.</p></div>"
+        }
+        let units = ["bpm": "bpm", "ibi": "ms", "sdnn": "ms", "sdsd": "ms", "rmssd": "ms", "pnn20": "", "pnn50": "", "hr_mad": "ms",
+                     "sd1": "ms", "sd2": "ms", "s": "ms²", "sd1/sd2": "", "breathingrate": "Hz", "lf": "ms²", "hf": "ms²", "lf/hf": ""]
+        var rows = ""
+        for name in HRVMeasures.names {
+            let v = hrv.measures[name] ?? .nan
+            rows += "<tr><td><code>\(HTML.escape(name))</code></td><td class=\"num\">\(v.isFinite ? fmtNumber(v) : "–")</td><td>\(units[name] ?? "")</td></tr>"
+        }
+        return """
+            <div class="table"><h3>HRV (HeartPy's names)</h3><table>\(rows)</table>
+            <p>\(hrv.intervals.count - hrv.rejected.count) of \(hrv.intervals.count) intervals used; \
+            \(hrv.ectopicBeats.count) ectopic beat\(hrv.ectopicBeats.count == 1 ? "" : "s").</p></div>
+            """
+    }
+
+    static func qualityTable(recording: PulseRecording, analysis: PulseAnalysis) -> String {
+        let q = analysis.updates
+        let duration = recording.coveredDuration
+        let answered = analysis.analysedSeconds(end: duration, answeredOnly: true)
+        var rows: [(String, String)] = [
+            ("analysis windows", "\(q.count), \(analysis.rates.count) reported (\(percent(Double(analysis.rates.count), of: Double(q.count))))"),
+            ("answered", String(format: "%.1f of %.1f s", answered, duration)),
+            ("median quality index", fmtNumber(Statistics.median(q.map(\.index)))),
+            ("rate channel / beat channel", "\(HeartRateReport.mostCommon(q.map(\.channel)) ?? recording.columns) / \(HeartRateReport.mostCommon(q.map(\.beatChannel)) ?? recording.columns)"),
+            ("perfusion", q.compactMap(\.perfusionPercent).isEmpty ? "–" : fmtNumber(Statistics.median(q.compactMap(\.perfusionPercent))) + " %"),
+            ("gaps", recording.gaps.isEmpty ? "none" : recording.gaps.map { String(format: "%.1f-%.1f s", $0.from, $0.to) }.joined(separator: ", ")),
+            ("samples skipped", "\(analysis.rejections.nonFinite + analysis.rejections.nonIncreasingTime) (not finite, or time not increasing)"),
+            ("flat runs", "\(analysis.rejections.flatRuns) (runs of identical samples: a clipped sensor)"),
+        ]
+        rows += recording.notes.map { ("note", $0) }
+        return "<table class=\"quality\">" + rows.map { "<tr><th>\(HTML.escape($0.0))</th><td>\(HTML.escape($0.1))</td></tr>" }.joined() + "</table>"
+    }
+
+    // MARK: Helpers
+
+    /// Whether a beat's interval went into HRV (not an artefact, a doubtful shape, or found while declined).
+    static func used(_ b: Beat, _ analysis: PulseAnalysis) -> Bool {
+        !b.isArtifact && !b.hasDoubtfulShape && !analysis.foundWhileDeclined(b)
+    }
+
+    static func ectopicBeatTimes(_ analysis: PulseAnalysis) -> [Double] {
+        analysis.beats.filter(\.isEctopic).map(\.time)
+    }
+
+    /// Seconds between tracker updates.
+    static func hop(_ analysis: PulseAnalysis) -> Double {
+        analysis.updates.count > 1 ? Statistics.median(zip(analysis.updates.dropFirst(), analysis.updates).map { $0.time - $1.time }) : 1
+    }
+
+    /// Stretches without a finger on the lens: from each contact lost to the next contact found (or
+    /// the end), and from the start to the first contact found when contact was found only later.
+    static func noContactSpans(_ analysis: PulseAnalysis, duration: Double) -> [(from: Double, to: Double)] {
+        var spans: [(from: Double, to: Double)] = []
+        var lostAt: Double? = nil
+        for (i, e) in analysis.contactEvents.enumerated() {
+            switch e {
+            case .contactLost(let t): lostAt = t
+            case .contactFound(let t):
+                if let l = lostAt { spans.append((l, t)) } else if i == 0, t > 0.5 { spans.append((0, t)) }
+                lostAt = nil
+            default: break
+            }
+        }
+        if let l = lostAt { spans.append((l, duration)) }
+        return spans
+    }
+
+    static func percent(_ a: Double, of b: Double) -> String { b > 0 ? String(format: "%.0f %%", 100 * a / b) : "–" }
+
+    /// h:mm:ss or m:ss.
+    static func clock(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded())
+        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
+    }
+
+    /// Seconds, minutes or hours on a whole-recording time axis, by length.
+    struct TimeAxis {
+        var duration: Double
+        var scale: Double { duration > 3 * 3600 ? 3600 : duration > 300 ? 60 : 1 }
+        var label: String { scale == 3600 ? "time (h)" : scale == 60 ? "time (min)" : "time (s)" }
+    }
+
+    /// The HTML around the charts.
+    struct Page {
+        private var body = ""
+        let title: String
+        init(title: String) { self.title = title }
+
+        mutating func append(_ html: String) { body += html + "\n" }
+
+        mutating func section(_ heading: String, note: String?) {
+            append("<h2>\(HTML.escape(heading))</h2>" + (note.map { "<p class=\"note\">\(HTML.escape($0))</p>" } ?? ""))
+        }
+
+        mutating func heading(input: String, recording: PulseRecording) {
+            append("<h1>Heart rate report</h1>")
+            append(String(format: "<p class=\"sub\">%@ · %@ at %.1f Hz · %@</p>", HTML.escape(input), clock(recording.coveredDuration),
+                          recording.sampleRate, HTML.escape(recording.columns)))
+        }
+
+        mutating func cards(analysis: PulseAnalysis, duration: Double) {
+            var cards: [(label: String, value: String, detail: String)] = []
+            if let hr = analysis.heartRate {
+                cards.append(("heart rate", String(format: "%.1f <small>bpm</small>", hr.bpm), String(format: "confidence %.2f", hr.confidence)))
+            } else {
+                cards.append(("heart rate", "– <small>bpm</small>", "declined: the signal was too poor to trust"))
+            }
+            let kept = analysis.beats.filter { HeartRateHTMLReport.used($0, analysis) }.count
+            cards.append(("beats", "\(analysis.beats.count)", "\(kept) intervals used for HRV"))
+            let m = analysis.heartRate == nil ? nil : analysis.hrv?.measures
+            cards.append(("RMSSD", m.map { $0.rmssd.isFinite ? String(format: "%.1f <small>ms</small>", $0.rmssd) : "–" } ?? "–",
+                          m.map { $0.sdnn.isFinite ? String(format: "SDNN %.1f ms", $0.sdnn) : "" } ?? "no HRV without a rate"))
+            let answered = analysis.analysedSeconds(end: duration, answeredOnly: true)
+            cards.append(("answered", HeartRateHTMLReport.percent(answered, of: duration), String(format: "%.0f of %.0f s", answered, duration)))
+            append("<div class=\"cards\">" + cards.map {
+                "<div class=\"card\"><div class=\"label\">\($0.label)</div><div class=\"value\">\($0.value)</div><div class=\"detail\">\(HTML.escape($0.detail))</div></div>"
+            }.joined() + "</div>")
+        }
+
+        func finish() -> String {
+            """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(HTML.escape(title))</title>
+            <style>
+            body{font:14px/1.45 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,"DejaVu Sans",Helvetica,Arial,sans-serif;color:#1d1d1f;margin:24px auto;max-width:980px;padding:0 12px}
+            h1{font-size:24px;margin:0 0 2px}h2{font-size:17px;margin:28px 0 4px;border-bottom:1px solid #ddd;padding-bottom:3px}h3{font-size:14px;margin:0 0 6px}
+            .sub{color:#666;margin:0 0 16px;word-break:break-all}.note{color:#555;margin:2px 0 8px;max-width:900px}
+            .cards{display:flex;gap:12px;flex-wrap:wrap}.card{flex:1 1 200px;border:1px solid #ddd;border-radius:8px;padding:10px 14px}
+            .card .label{color:#666;font-size:12px;text-transform:uppercase;letter-spacing:.04em}.card .value{font-size:30px;font-weight:600}
+            .card small{font-size:14px;font-weight:400;color:#666}.card .detail{color:#666;font-size:12px}
+            svg{display:block;margin:4px 0;max-width:100%;height:auto}.row{display:flex;gap:24px;align-items:flex-start;flex-wrap:wrap}
+            figure{margin:0}table{border-collapse:collapse}td,th{padding:2px 10px 2px 0;text-align:left;vertical-align:top}
+            th{font-weight:500;color:#555}.num{text-align:right;font-variant-numeric:tabular-nums}.table{min-width:260px}
+            footer{color:#888;font-size:12px;margin-top:28px}
+            </style></head><body>
+            \(body)<footer>Made by <code>vitals heart-rate --report</code>. Times are seconds from the start of the recording.</footer>
+            </body></html>
+
+            """
+        }
+    }
+}
+
+/// A number with up to four significant digits, for tables.
+func fmtNumber(_ v: Double) -> String {
+    guard v.isFinite else { return "–" }
+    let a = abs(v)
+    return a >= 1000 || a == 0 ? String(format: "%.0f", v) : a >= 100 ? String(format: "%.1f", v)
+        : a >= 10 ? String(format: "%.2f", v) : a >= 1 ? String(format: "%.3f", v) : String(format: "%.4f", v)
+}

@@ -1,0 +1,101 @@
+import Foundation
+import PulseDetection
+import Testing
+@testable import VitalsIO
+
+@Suite struct SVGChartTests {
+    @Test func ticksAreRoundNumbersInsideTheRange() {
+        #expect(SVGChart.ticks(0...60, count: 6) == [0, 10, 20, 30, 40, 50, 60])
+        #expect(SVGChart.ticks(0.3...1.7, count: 3) == [0.5, 1, 1.5])
+        #expect(SVGChart.ticks(-2.2...2.2, count: 4) == [-2, 0, 2])
+        #expect(SVGChart.ticks(-2.2...2.2, count: 8) == [-2, -1, 0, 1, 2])
+        #expect(SVGChart.ticks(1...1, count: 4).isEmpty)
+        #expect(SVGChart.niceStep(0.7) == 1 && SVGChart.niceStep(1.2) == 2 && SVGChart.niceStep(3) == 5 && SVGChart.niceStep(7200) == 10000)
+        #expect(SVGChart.label(0.5, range: 0...1) == "0.5" && SVGChart.label(40, range: 0...120) == "40")
+        #expect(SVGChart.label(-0.0001, range: -1...1) == "0.0")
+    }
+
+    /// A line denser than the pixels keeps each column's extremes: the SVG stays small and the
+    /// highest and lowest points survive.
+    @Test func aLongLineIsDrawnAsItsPixelEnvelope() {
+        var chart = SVGChart(width: 500, height: 100, x: 0...100_000, y: -2...2, xLabel: "t", yLabel: "v")
+        let points = (0..<100_000).map { (x: Double($0), y: $0 == 51_234 ? 1.9 : sin(Double($0) / 7)) }
+        chart.line(points, color: "#000")
+        let svg = chart.render(title: "t", id: "a")
+        #expect(svg.utf8.count < 60_000, "\(svg.utf8.count) bytes")
+        // The spike's pixel row (y = 1.9 -> row top + 0.025 of the plot height) is drawn.
+        let row = fmt(chart.py(1.9))
+        #expect(svg.contains(" \(row)L") || svg.contains(" \(row)M") || svg.contains(" \(row)\""))
+    }
+
+    @Test func aLineBreaksAtGapsAndNonFiniteValues() {
+        var chart = SVGChart(width: 300, height: 100, x: 0...10, y: 0...1, xLabel: "t", yLabel: "v")
+        chart.line([(0, 0.5), (1, 0.5), (2, .nan), (3, 0.5), (4, 0.5), (9, 0.5), (10, 0.5)], color: "#000", maxGap: 2)
+        let svg = chart.render(title: "t", id: "a")
+        #expect(svg.components(separatedBy: "M").count - 1 >= 3 + 2) // three segments, plus the grid's moves
+        let path = svg.components(separatedBy: "<g clip-path")[1]
+        #expect(path.components(separatedBy: "M").count - 1 == 3)
+        #expect(!svg.contains("nan") && !svg.contains("inf"))
+    }
+
+    @Test func textIsEscaped() {
+        #expect(HTML.escape("a<b & \"c\" 'd'>") == "a&lt;b &amp; &quot;c&quot; &#39;d&#39;&gt;")
+        let chart = SVGChart(width: 300, height: 100, x: 0...1, y: 0...1, xLabel: "<x>", yLabel: "y&")
+        let svg = chart.render(title: "\"t\"", id: "a")
+        #expect(svg.contains("&lt;x&gt;") && svg.contains("y&amp;") && svg.contains("&quot;t&quot;"))
+    }
+}
+
+@Suite struct HeartRateHTMLReportTests {
+    @Test func stripsCoverAShortRecordingAndSpreadOverALongOne() {
+        let short = HeartRateHTMLReport.Waveform(duration: 25).strips
+        #expect(short.map(\.from) == [0, 10, 20] && short.last!.to == 25)
+        let long = HeartRateHTMLReport.Waveform(duration: 3600).strips
+        #expect(long.count == 6 && long.first!.from == 0 && long.last!.to == 3600)
+        #expect(zip(long, long.dropFirst()).allSatisfy { $1.from > $0.to })
+        #expect(HeartRateHTMLReport.Waveform(duration: 4).strips.map(\.to) == [4])
+        #expect(HeartRateHTMLReport.Waveform(duration: 0).strips.isEmpty)
+    }
+
+    /// A simulated finger lifted for a while: the page shows the rate, the beats, the HRV table and
+    /// the stretch without a finger; the name is escaped and no number is NaN.
+    @Test func aSimulatedFingerGivesACompletePage() throws {
+        var settings = SimulatedFinger.Settings()
+        settings.bpm = 75
+        settings.liftOffs = [20..<26]
+        var finger = SimulatedFinger(settings: settings)
+        let frames = finger.inputs(duration: 40).compactMap { if case .color(let c) = $0 { c } else { nil } }
+        let recording = try PulseRecording.colors(frames, source: "finger <1>.csv")
+        let waveform = HeartRateHTMLReport.Waveform(duration: recording.coveredDuration)
+        let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate, observe: waveform.observe)
+        let bpm = try #require(analysis.heartRate?.bpm)
+        #expect(abs(bpm - 75) < 2)
+        #expect(waveform.samples.count == 4 && waveform.samples[0].count > 100)
+        let html = HeartRateHTMLReport.html(input: "finger <1>.csv", recording: recording, analysis: analysis, waveform: waveform)
+        #expect(html.hasPrefix("<!DOCTYPE html>") && html.hasSuffix("</html>\n"))
+        #expect(html.contains("finger &lt;1&gt;.csv") && !html.contains("finger <1>"))
+        #expect(html.contains(String(format: "%.1f <small>bpm</small>", bpm)))
+        #expect(html.contains("<code>rmssd</code>"))
+        #expect(html.components(separatedBy: "<svg").count - 1 == 2 + 4 + 2)
+        // The lift-off is shaded: contact lost near 20 s and found again near 26 s.
+        let spans = HeartRateHTMLReport.noContactSpans(analysis, duration: recording.coveredDuration)
+        #expect(spans.count == 1 && abs(spans[0].from - 20) < 0.6 && abs(spans[0].to - 26) < 1.5)
+        #expect(!html.contains("nan") && !html.contains("NaN") && !html.contains("inf"))
+        // No external fetches: the page works offline.
+        let outside = html.replacingOccurrences(of: "xmlns=\"http://www.w3.org/2000/svg\"", with: "")
+        #expect(!outside.contains("http:") && !outside.contains("https:") && !outside.contains("src="))
+    }
+
+    /// With no rate (white noise) the page says the rate was declined and shows no HRV figures.
+    @Test func noiseGivesADeclinedRateAndNoHRV() throws {
+        var rng = SystemRandomNumberGenerator()
+        let text = "time_s,ppg\n" + (0..<3000).map { "\(Double($0) / 100),\(Double.random(in: -1...1, using: &rng))" }.joined(separator: "\n")
+        let recording = try PulseRecording.load(try CSVFile(bytes: Array(text.utf8), source: "noise.csv"), column: "ppg", rate: nil)
+        let waveform = HeartRateHTMLReport.Waveform(duration: recording.coveredDuration)
+        let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate, observe: waveform.observe)
+        #expect(analysis.heartRate == nil)
+        let html = HeartRateHTMLReport.html(input: "noise.csv", recording: recording, analysis: analysis, waveform: waveform)
+        #expect(html.contains("– <small>bpm</small>") && html.contains("declined"))
+        #expect(html.contains("no HRV without a rate"))
+    }
+}
