@@ -50,10 +50,11 @@ public enum HeartRateHTMLReport {
     ///   - waveform: the strips collected while `analysis` ran.
     public static func html(input: String, recording: PulseRecording, analysis: PulseAnalysis, waveform: Waveform) -> String {
         let duration = recording.coveredDuration
-        let time = TimeAxis(duration: duration)
-        var page = Page(title: "Heart rate report: \((input as NSString).lastPathComponent)")
-        page.heading(input: input, recording: recording)
-        page.cards(analysis: analysis, duration: duration)
+        let time = ReportTimeAxis(duration: duration, gaps: recording.gaps)
+        var page = HTMLPage(title: "Heart rate report: \((input as NSString).lastPathComponent)", command: "vitals heart-rate --report")
+        page.heading("Heart rate report", subtitle: String(format: "%@ · %@ at %.1f Hz · %@", input, clock(duration), recording.sampleRate,
+                                                          recording.columns))
+        page.cards(cards(analysis: analysis, duration: duration))
         page.section("Heart rate over time", note: """
             Each dot is one analysis window's rate (a \(fmtNumber(analysis.analysisWindow)) s window every hop): \
             filled where the rate was reported, hollow where the pipeline declined to answer. \
@@ -79,38 +80,35 @@ public enum HeartRateHTMLReport {
         page.append(tachogram(analysis: analysis, time: time))
         page.append("<div class=\"row\">" + poincare(analysis: analysis) + hrvTable(analysis.hrv) + "</div>")
         page.section("Quality", note: nil)
-        page.append(qualityTable(recording: recording, analysis: analysis))
+        page.table(qualityRows(recording: recording, analysis: analysis))
         return page.finish()
     }
 
     // MARK: Charts
 
-    static let width = 960.0
     static let green = "#1a9850", orange = "#f08c00", red = "#d7301f", blue = "#2b6cb0", grey = "#9a9a9a"
 
-    static func rateChart(analysis: PulseAnalysis, recording: PulseRecording, time: TimeAxis) -> String {
+    static func rateChart(analysis: PulseAnalysis, recording: PulseRecording, time: ReportTimeAxis) -> String {
         let reported = analysis.estimates.filter { $0.confidence >= analysis.minimumConfidence && $0.bpm.isFinite }
         let declined = analysis.estimates.filter { !($0.confidence >= analysis.minimumConfidence) && $0.bpm.isFinite }
         let beatRates = analysis.beats.compactMap { b in b.interval.map { (x: b.time, y: 60 / $0) } }
         let shown = reported.map(\.bpm) + declined.map(\.bpm)
         let lo = max(30, (shown.min() ?? 50) - 10), hi = min(240, (shown.max() ?? 110) + 10)
-        var chart = SVGChart(width: width, height: 240, x: 0...time.duration, y: lo...hi, xLabel: time.label, yLabel: "heart rate (bpm)")
-        chart.xTickScale = time.scale
-        chart.spans(recording.gaps, color: "#777")
-        chart.spans(noContactSpans(analysis, duration: time.duration), color: red, opacity: 0.1)
-        chart.dots(beatRates, color: "#c8c8c8", radius: 1.2)
-        chart.dots(declined.map { ($0.time, $0.bpm) }, color: grey, radius: 2.2, hollow: true)
-        chart.line(reported.map { ($0.time, $0.bpm) }, color: blue, width: 1, maxGap: 3 * max(hop(analysis), 1))
-        chart.dots(reported.map { ($0.time, $0.bpm) }, color: blue, radius: 2)
+        var chart = time.chart(height: 240, y: lo...hi, yLabel: "heart rate (bpm)")
+        chart.spans(time.map(recording.gaps), color: "#777")
+        chart.spans(time.map(noContactSpans(analysis, duration: recording.coveredDuration)), color: red, opacity: 0.1)
+        chart.dots(time.map(beatRates), color: "#c8c8c8", radius: 1.2)
+        chart.dots(time.map(declined.map { ($0.time, $0.bpm) }), color: grey, radius: 2.2, hollow: true)
+        chart.line(time.map(reported.map { ($0.time, $0.bpm) }), color: blue, width: 1, maxGap: 3 * max(hop(analysis), 1))
+        chart.dots(time.map(reported.map { ($0.time, $0.bpm) }), color: blue, radius: 2)
         if let hr = analysis.heartRate { chart.rule(y: hr.bpm, color: "#333", label: String(format: "whole recording %.1f bpm", hr.bpm)) }
         return chart.render(title: "Heart rate over time", id: "rate")
     }
 
-    static func qualityChart(analysis: PulseAnalysis, recording: PulseRecording, time: TimeAxis) -> String {
-        var chart = SVGChart(width: width, height: 130, x: 0...time.duration, y: 0...1, xLabel: time.label, yLabel: "quality index")
-        chart.xTickScale = time.scale
-        chart.spans(recording.gaps, color: "#777")
-        chart.line(analysis.updates.map { ($0.time, $0.index) }, color: "#6b46c1", width: 1.2, maxGap: 3 * max(hop(analysis), 1))
+    static func qualityChart(analysis: PulseAnalysis, recording: PulseRecording, time: ReportTimeAxis) -> String {
+        var chart = time.chart(height: 130, y: 0...1, yLabel: "quality index")
+        chart.spans(time.map(recording.gaps), color: "#777")
+        chart.line(time.map(analysis.updates.map { ($0.time, $0.index) }), color: "#6b46c1", width: 1.2, maxGap: 3 * max(hop(analysis), 1))
         chart.rule(y: analysis.minimumConfidence, color: red, label: "reported above this")
         return chart.render(title: "Quality index over time", id: "quality")
     }
@@ -120,7 +118,7 @@ public enum HeartRateHTMLReport {
         let values = samples.map(\.y).filter(\.isFinite).sorted()
         let bound = values.isEmpty ? 3 : max(1, min(6, 1.15 * max(abs(values[Int(0.005 * Double(values.count - 1))]),
                                                                 abs(values[Int(0.995 * Double(values.count - 1))]))))
-        var chart = SVGChart(width: width, height: 150, x: strip.from...max(strip.to, strip.from + 1e-3), y: -bound...bound,
+        var chart = SVGChart(width: 960, height: 150, x: strip.from...max(strip.to, strip.from + 1e-3), y: -bound...bound,
                              xLabel: recording.coveredDuration > 60 ? "time (\(strip.to >= 3600 ? "h:mm:ss" : "m:ss"))" : "time (s)",
                              yLabel: "pulse")
         if recording.coveredDuration > 60 { chart.xTickFormat = { clock($0) } }
@@ -130,7 +128,7 @@ public enum HeartRateHTMLReport {
             chart.raw("<text x=\"\(fmt(chart.left + chart.plotWidth / 2))\" y=\"\(fmt(chart.top + chart.plotHeight / 2))\" text-anchor=\"middle\" fill=\"#777\">no waveform here: no finger on the lens, a gap, or before the first analysis</text>")
         }
         let beats = analysis.beats.filter { $0.time >= strip.from && $0.time <= strip.to }
-        let ectopic = Set(ectopicBeatTimes(analysis))
+        let ectopic = Set(analysis.beats.filter(\.isEctopic).map(\.time))
         // A faint line through the waveform and a tick along the top for each beat.
         for (beats, color) in [(beats.filter { !ectopic.contains($0.time) && used($0, analysis) }, green),
                                (beats.filter { !ectopic.contains($0.time) && !used($0, analysis) }, orange),
@@ -142,15 +140,14 @@ public enum HeartRateHTMLReport {
         return chart.render(title: "Waveform strip \(index + 1)", id: "wave\(index)")
     }
 
-    static func tachogram(analysis: PulseAnalysis, time: TimeAxis) -> String {
+    static func tachogram(analysis: PulseAnalysis, time: ReportTimeAxis) -> String {
         let points = analysis.beats.compactMap { b in b.interval.map { (beat: b, ms: $0 * 1000) } }
         let ms = points.map(\.ms).sorted()
         let lo = ms.isEmpty ? 300 : max(200, ms[Int(0.01 * Double(ms.count - 1))] - 100)
         let hi = ms.isEmpty ? 1500 : min(2500, ms[Int(0.99 * Double(ms.count - 1))] + 100)
-        var chart = SVGChart(width: width, height: 200, x: 0...time.duration, y: lo...hi, xLabel: time.label, yLabel: "interval (ms)")
-        chart.xTickScale = time.scale
-        chart.dots(points.filter { !used($0.beat, analysis) }.map { ($0.beat.time, $0.ms) }, color: orange, radius: 2)
-        chart.dots(points.filter { used($0.beat, analysis) }.map { ($0.beat.time, $0.ms) }, color: green, radius: 1.6)
+        var chart = time.chart(height: 200, y: lo...hi, yLabel: "interval (ms)")
+        chart.dots(time.map(points.filter { !used($0.beat, analysis) }.map { ($0.beat.time, $0.ms) }), color: orange, radius: 2)
+        chart.dots(time.map(points.filter { used($0.beat, analysis) }.map { ($0.beat.time, $0.ms) }), color: green, radius: 1.6)
         return chart.render(title: "Beat-to-beat intervals", id: "tachogram")
     }
 
@@ -197,7 +194,7 @@ public enum HeartRateHTMLReport {
             """
     }
 
-    static func qualityTable(recording: PulseRecording, analysis: PulseAnalysis) -> String {
+    static func qualityRows(recording: PulseRecording, analysis: PulseAnalysis) -> [(String, String)] {
         let q = analysis.updates
         let duration = recording.coveredDuration
         let answered = analysis.analysedSeconds(end: duration, answeredOnly: true)
@@ -212,7 +209,7 @@ public enum HeartRateHTMLReport {
             ("flat runs", "\(analysis.rejections.flatRuns) (runs of identical samples: a clipped sensor)"),
         ]
         rows += recording.notes.map { ("note", $0) }
-        return "<table class=\"quality\">" + rows.map { "<tr><th>\(HTML.escape($0.0))</th><td>\(HTML.escape($0.1))</td></tr>" }.joined() + "</table>"
+        return rows
     }
 
     // MARK: Helpers
@@ -220,10 +217,6 @@ public enum HeartRateHTMLReport {
     /// Whether a beat's interval went into HRV (not an artefact, a doubtful shape, or found while declined).
     static func used(_ b: Beat, _ analysis: PulseAnalysis) -> Bool {
         !b.isArtifact && !b.hasDoubtfulShape && !analysis.foundWhileDeclined(b)
-    }
-
-    static func ectopicBeatTimes(_ analysis: PulseAnalysis) -> [Double] {
-        analysis.beats.filter(\.isEctopic).map(\.time)
     }
 
     /// Seconds between tracker updates.
@@ -251,85 +244,21 @@ public enum HeartRateHTMLReport {
 
     static func percent(_ a: Double, of b: Double) -> String { b > 0 ? String(format: "%.0f %%", 100 * a / b) : "–" }
 
-    /// h:mm:ss or m:ss.
-    static func clock(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded())
-        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
+    /// The summary cards: rate, beats, RMSSD, the answered fraction.
+    static func cards(analysis: PulseAnalysis, duration: Double) -> [(label: String, value: String, detail: String)] {
+        var cards: [(label: String, value: String, detail: String)] = []
+        if let hr = analysis.heartRate {
+            cards.append(("heart rate", String(format: "%.1f <small>bpm</small>", hr.bpm), String(format: "confidence %.2f", hr.confidence)))
+        } else {
+            cards.append(("heart rate", "– <small>bpm</small>", "declined: the signal was too poor to trust"))
+        }
+        let kept = analysis.beats.filter { used($0, analysis) }.count
+        cards.append(("beats", "\(analysis.beats.count)", "\(kept) intervals used for HRV"))
+        let m = analysis.heartRate == nil ? nil : analysis.hrv?.measures
+        cards.append(("RMSSD", m.map { $0.rmssd.isFinite ? String(format: "%.1f <small>ms</small>", $0.rmssd) : "–" } ?? "–",
+                      m.map { $0.sdnn.isFinite ? String(format: "SDNN %.1f ms", $0.sdnn) : "" } ?? "no HRV without a rate"))
+        let answered = analysis.analysedSeconds(end: duration, answeredOnly: true)
+        cards.append(("answered", percent(answered, of: duration), String(format: "%.0f of %.0f s", answered, duration)))
+        return cards
     }
-
-    /// Seconds, minutes or hours on a whole-recording time axis, by length.
-    struct TimeAxis {
-        var duration: Double
-        var scale: Double { duration > 3 * 3600 ? 3600 : duration > 300 ? 60 : 1 }
-        var label: String { scale == 3600 ? "time (h)" : scale == 60 ? "time (min)" : "time (s)" }
-    }
-
-    /// The HTML around the charts.
-    struct Page {
-        private var body = ""
-        let title: String
-        init(title: String) { self.title = title }
-
-        mutating func append(_ html: String) { body += html + "\n" }
-
-        mutating func section(_ heading: String, note: String?) {
-            append("<h2>\(HTML.escape(heading))</h2>" + (note.map { "<p class=\"note\">\(HTML.escape($0))</p>" } ?? ""))
-        }
-
-        mutating func heading(input: String, recording: PulseRecording) {
-            append("<h1>Heart rate report</h1>")
-            append(String(format: "<p class=\"sub\">%@ · %@ at %.1f Hz · %@</p>", HTML.escape(input), clock(recording.coveredDuration),
-                          recording.sampleRate, HTML.escape(recording.columns)))
-        }
-
-        mutating func cards(analysis: PulseAnalysis, duration: Double) {
-            var cards: [(label: String, value: String, detail: String)] = []
-            if let hr = analysis.heartRate {
-                cards.append(("heart rate", String(format: "%.1f <small>bpm</small>", hr.bpm), String(format: "confidence %.2f", hr.confidence)))
-            } else {
-                cards.append(("heart rate", "– <small>bpm</small>", "declined: the signal was too poor to trust"))
-            }
-            let kept = analysis.beats.filter { HeartRateHTMLReport.used($0, analysis) }.count
-            cards.append(("beats", "\(analysis.beats.count)", "\(kept) intervals used for HRV"))
-            let m = analysis.heartRate == nil ? nil : analysis.hrv?.measures
-            cards.append(("RMSSD", m.map { $0.rmssd.isFinite ? String(format: "%.1f <small>ms</small>", $0.rmssd) : "–" } ?? "–",
-                          m.map { $0.sdnn.isFinite ? String(format: "SDNN %.1f ms", $0.sdnn) : "" } ?? "no HRV without a rate"))
-            let answered = analysis.analysedSeconds(end: duration, answeredOnly: true)
-            cards.append(("answered", HeartRateHTMLReport.percent(answered, of: duration), String(format: "%.0f of %.0f s", answered, duration)))
-            append("<div class=\"cards\">" + cards.map {
-                "<div class=\"card\"><div class=\"label\">\($0.label)</div><div class=\"value\">\($0.value)</div><div class=\"detail\">\(HTML.escape($0.detail))</div></div>"
-            }.joined() + "</div>")
-        }
-
-        func finish() -> String {
-            """
-            <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(HTML.escape(title))</title>
-            <style>
-            body{font:14px/1.45 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,"DejaVu Sans",Helvetica,Arial,sans-serif;color:#1d1d1f;margin:24px auto;max-width:980px;padding:0 12px}
-            h1{font-size:24px;margin:0 0 2px}h2{font-size:17px;margin:28px 0 4px;border-bottom:1px solid #ddd;padding-bottom:3px}h3{font-size:14px;margin:0 0 6px}
-            .sub{color:#666;margin:0 0 16px;word-break:break-all}.note{color:#555;margin:2px 0 8px;max-width:900px}
-            .cards{display:flex;gap:12px;flex-wrap:wrap}.card{flex:1 1 200px;border:1px solid #ddd;border-radius:8px;padding:10px 14px}
-            .card .label{color:#666;font-size:12px;text-transform:uppercase;letter-spacing:.04em}.card .value{font-size:30px;font-weight:600}
-            .card small{font-size:14px;font-weight:400;color:#666}.card .detail{color:#666;font-size:12px}
-            svg{display:block;margin:4px 0;max-width:100%;height:auto}.row{display:flex;gap:24px;align-items:flex-start;flex-wrap:wrap}
-            figure{margin:0}table{border-collapse:collapse}td,th{padding:2px 10px 2px 0;text-align:left;vertical-align:top}
-            th{font-weight:500;color:#555}.num{text-align:right;font-variant-numeric:tabular-nums}.table{min-width:260px}
-            footer{color:#888;font-size:12px;margin-top:28px}
-            </style></head><body>
-            \(body)<footer>Made by <code>vitals heart-rate --report</code>. Times are seconds from the start of the recording.</footer>
-            </body></html>
-
-            """
-        }
-    }
-}
-
-/// A number with up to four significant digits, for tables.
-func fmtNumber(_ v: Double) -> String {
-    guard v.isFinite else { return "–" }
-    let a = abs(v)
-    return a >= 1000 || a == 0 ? String(format: "%.0f", v) : a >= 100 ? String(format: "%.1f", v)
-        : a >= 10 ? String(format: "%.2f", v) : a >= 1 ? String(format: "%.3f", v) : String(format: "%.4f", v)
 }

@@ -208,23 +208,3 @@ func fmt(_ v: Double) -> String {
     let r = (v * 10).rounded() / 10
     return r == r.rounded() ? String(Int(r)) : String(format: "%.1f", r)
 }
-
-/// HTML text helpers.
-enum HTML {
-    /// `s` with the characters HTML gives meaning to (& < > " ') written as entities.
-    static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.count)
-        for c in s {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
-}

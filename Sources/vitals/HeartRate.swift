@@ -123,13 +123,7 @@ struct HeartRate: ParsableCommand {
             path = url.path
         }
         // Before the analysis (minutes on a long video): --report must not replace the recording.
-        if let report {
-            try checkDistinctFiles(outputs: [("--report FILE", report)], inputs: [("the input", path)])
-            let folder = URL(fileURLWithPath: report).deletingLastPathComponent().path
-            guard FileManager.default.isWritableFile(atPath: folder) else {
-                throw CLIError("\(report): cannot be written (its folder \(folder) is missing or not writable)")
-            }
-        }
+        if let report { try checkReportTarget(report, input: path) }
         var decoding: VideoDecodingIssues?
         var recording = try CLIError.wrap { () throws -> PulseRecording in
             if VideoFile.hasVideoExtension(path) {

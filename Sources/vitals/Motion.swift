@@ -27,10 +27,17 @@ struct Motion: ParsableCommand {
     var file: String
     @Option(help: "Wrist the device is on: left or right (for swings).") var wrist: Wrist = .right
     @Flag(help: "Print one JSON document instead of the summary.") var json = false
+    @Option(help: "Also write an HTML report to this file: sets, swings, impacts and holds drawn over the signals they were found in.")
+    var report: String?
     @OptionGroup var input: MotionLogArguments
+
+    func validate() throws {
+        if let report, report.isEmpty { throw ValidationError("--report needs a file name") }
+    }
 
     func run() throws {
         try CLIError.wrap {
+            if let report { try checkReportTarget(report, input: file) }
             var log = try input.read(file)
             // The slowest detector here is the rep counter.
             try log.requireSampleRate(atLeast: RepCounter.minimumSampleRate, for: "the motion detectors")
@@ -64,30 +71,41 @@ struct Motion: ParsableCommand {
                 try printJSON(Document(samples: log.count, minutes: MotionEvaluation.minutes(log.time), rate_hz: log.sampleRate,
                                        gaps: log.gaps.count, channels: channels, notes: log.notes, sets: sets,
                                        reps_total: sets.reduce(0) { $0 + $1.reps }, swings: swings, holds: holds, impacts: impacts))
-                return
-            }
-            print((file as NSString).lastPathComponent)
-            print(String(format: "  %d samples, %.1f min of data, %.1f Hz, %d gaps", log.count, MotionEvaluation.minutes(log.time),
-                         log.sampleRate, log.gaps.count))
-            print("  channels: " + channels.joined(separator: ", ") + (log.hasDeviceMotion ? "" : " (gravity from the attitude filter)"))
-
-            print("  reps: \(sets.reduce(0) { $0 + $1.reps }) in \(sets.count) sets"
-                  + (sets.isEmpty ? "" : ": " + sets.map { String(format: "%d (%.0f-%.0f s)", $0.reps, $0.start, $0.end) }.joined(separator: ", ")))
-
-            let f = swings.filter { $0.kind == .forehand }.count, b = swings.filter { $0.kind == .backhand }.count
-            if swingsAnalysed {
-                print("  swings (\(wrist.rawValue) wrist): \(swings.count): \(f) forehands, \(b) backhands, \(swings.count - f - b) serves"
-                      + (swings.isEmpty ? "" : String(format: "; peak rate median %.1f rad/s", Statistics.median(swings.map(\.peakRate)))))
             } else {
-                print(String(format: "  swings: not looked for (%.1f Hz is below the %.0f Hz they need)", log.sampleRate, SwingAnalysis.minimumSampleRate))
+                printSummary(log: log, channels: channels, sets: sets, swings: swingsAnalysed ? swings : nil, holds: holds, impacts: impacts)
             }
-
-            let falls = holds.filter(\.endedInFall).count
-            print(String(format: "  holds: %d (%.0f s in total), %d ended in a fall", holds.count, holds.reduce(0) { $0 + $1.duration }, falls)
-                  + (holds.isEmpty ? "" : String(format: "; median sway %.1f°", Statistics.median(holds.map(\.swayDegrees)))))
-
-            print("  impacts (user acceleration >= \(ImpactDetector.Parameters().threshold) g): \(impacts.count)"
-                  + (impacts.isEmpty ? "" : String(format: ", largest %.2f g", impacts.map(\.peak).max()!)))
+            if let report {
+                let findings = MotionHTMLReport.Findings(sets: sets, swings: swingsAnalysed ? swings : nil, holds: holds, impacts: impacts,
+                                                         impactThreshold: impactDetector.parameters.threshold)
+                let html = MotionHTMLReport.html(file: file, log: log, motion: motion, derived: !log.hasDeviceMotion, findings: findings)
+                try writeFile(Data(html.utf8), to: report)
+                status("report written to \(report)")
+            }
         }
+    }
+
+    private func printSummary(log: MotionLog, channels: [String], sets: [RepSet], swings: [SwingEvent]?, holds: [Hold], impacts: [ImpactEvent]) {
+        print((file as NSString).lastPathComponent)
+        print(String(format: "  %d samples, %.1f min of data, %.1f Hz, %d gaps", log.count, MotionEvaluation.minutes(log.time),
+                     log.sampleRate, log.gaps.count))
+        print("  channels: " + channels.joined(separator: ", ") + (log.hasDeviceMotion ? "" : " (gravity from the attitude filter)"))
+
+        print("  reps: \(sets.reduce(0) { $0 + $1.reps }) in \(sets.count) sets"
+              + (sets.isEmpty ? "" : ": " + sets.map { String(format: "%d (%.0f-%.0f s)", $0.reps, $0.start, $0.end) }.joined(separator: ", ")))
+
+        if let swings {
+            let f = swings.filter { $0.kind == .forehand }.count, b = swings.filter { $0.kind == .backhand }.count
+            print("  swings (\(wrist.rawValue) wrist): \(swings.count): \(f) forehands, \(b) backhands, \(swings.count - f - b) serves"
+                  + (swings.isEmpty ? "" : String(format: "; peak rate median %.1f rad/s", Statistics.median(swings.map(\.peakRate)))))
+        } else {
+            print(String(format: "  swings: not looked for (%.1f Hz is below the %.0f Hz they need)", log.sampleRate, SwingAnalysis.minimumSampleRate))
+        }
+
+        let falls = holds.filter(\.endedInFall).count
+        print(String(format: "  holds: %d (%.0f s in total), %d ended in a fall", holds.count, holds.reduce(0) { $0 + $1.duration }, falls)
+              + (holds.isEmpty ? "" : String(format: "; median sway %.1f°", Statistics.median(holds.map(\.swayDegrees)))))
+
+        print("  impacts (user acceleration >= \(ImpactDetector.Parameters().threshold) g): \(impacts.count)"
+              + (impacts.isEmpty ? "" : String(format: ", largest %.2f g", impacts.map(\.peak).max()!)))
     }
 }

@@ -33,3 +33,13 @@ func resolvedPath(_ path: String) -> String {
     let folder = url.deletingLastPathComponent().resolvingSymlinksInPath()
     return folder.appendingPathComponent(url.lastPathComponent).path
 }
+
+/// Refuses, before the analysis (minutes on a long input), a `--report` file that would replace
+/// the input or whose folder is missing or not writable.
+func checkReportTarget(_ report: String, input: String) throws {
+    try checkDistinctFiles(outputs: [("--report FILE", report)], inputs: [("the input", input)])
+    let folder = URL(fileURLWithPath: report).deletingLastPathComponent().path
+    guard FileManager.default.isWritableFile(atPath: folder) else {
+        throw CLIError("\(report): cannot be written (its folder \(folder) is missing or not writable)")
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import MotionAnalysis
 import PulseDetection
 import Testing
 @testable import VitalsIO
@@ -97,5 +98,53 @@ import Testing
         let html = HeartRateHTMLReport.html(input: "noise.csv", recording: recording, analysis: analysis, waveform: waveform)
         #expect(html.contains("– <small>bpm</small>") && html.contains("declined"))
         #expect(html.contains("no HRV without a rate"))
+    }
+}
+
+@Suite struct ReportTimeAxisTests {
+    /// A gap of a day between two sessions is cut to a narrow break; times on either side keep
+    /// their spacing and order, and short gaps stay as they are.
+    @Test func longGapsAreCutAndTimesKeepTheirOrder() {
+        let axis = ReportTimeAxis(duration: 86_400 + 200, gaps: [(100, 86_500), (150_000, 150_000.5)].map { (from: $0.0, to: $0.1) })
+        #expect(axis.cuts.count == 1)
+        #expect(abs(axis.cutWidth - 0.015 * 200) < 1e-9)
+        #expect(abs(axis.duration - (200 + axis.cutWidth)) < 1e-9)
+        #expect(axis.x(50) == 50 && abs(axis.x(86_500) - (100 + axis.cutWidth)) < 1e-9)
+        #expect(abs(axis.x(86_550) - axis.x(86_500) - 50) < 1e-9)
+        let times = stride(from: 0.0, through: 86_600, by: 37).map(axis.x)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(axis.label.contains("long gaps cut out"))
+        #expect(ReportTimeAxis(duration: 600).label == "time (min)" && ReportTimeAxis(duration: 60).label == "time (s)")
+    }
+}
+
+@Suite struct MotionHTMLReportTests {
+    /// Three sets of squat-like tilts in a generated Core Motion log, a day apart from a second
+    /// session: the page shows the counts and the sets, cuts the day, and has no NaN.
+    @Test func aGeneratedLogGivesACompletePage() throws {
+        var text = "timestamp,motionGravityX,motionGravityY,motionGravityZ,motionUserAccelerationX,motionUserAccelerationY,motionUserAccelerationZ,motionRotationRateX,motionRotationRateY,motionRotationRateZ\n"
+        for session in [0.0, 86_400] {
+            for i in 0..<3000 {
+                let t = Double(i) / 50
+                let moving = t > 10 && t < 40
+                let a = moving ? 0.8 * sin(2 * .pi * t / 2.5) : 0
+                let w = moving ? 0.8 * 2 * .pi / 2.5 * cos(2 * .pi * t / 2.5) : 0
+                text += "\(session + t),\(sin(a)),0,\(-cos(a)),0,0,\(moving ? 0.1 * sin(2 * .pi * t / 2.5) : 0),0,\(w),0\n"
+            }
+        }
+        let log = try MotionLog.parse(bytes: Array(text.utf8), source: "squats <a>.csv")
+        let motion = try log.deviceMotion()
+        var counter = RepCounter(sampleRate: log.sampleRate)
+        let sets = counter.process(motion)
+        var stability = PoseStability()
+        let holds = stability.process(motion)
+        let findings = MotionHTMLReport.Findings(sets: sets, swings: [], holds: holds, impacts: [], impactThreshold: 1.5)
+        let html = MotionHTMLReport.html(file: "squats <a>.csv", log: log, motion: motion, derived: false, findings: findings)
+        #expect(html.hasPrefix("<!DOCTYPE html>") && html.contains("squats &lt;a&gt;.csv"))
+        #expect(html.contains("gap 24.0 h") && html.contains("long gaps cut out"))
+        #expect(html.contains("<div class=\"value\">\(sets.reduce(0) { $0 + $1.reps })</div>"))
+        #expect(html.components(separatedBy: "<svg").count - 1 == 4)
+        #expect(!html.contains("nan") && !html.contains("inf"))
+        #expect(sets.count >= 2 && holds.count >= 2)
     }
 }

@@ -39,4 +39,27 @@ struct ReportCLITests {
         }
         #expect(try String(contentsOfFile: dir + "/finger.csv", encoding: .utf8) == text)
     }
+
+    /// `vitals motion --report` writes the page and prints the same summary; the input is never the report.
+    @Test func motionWritesAnHTMLReport() throws {
+        let dir = try scratchFolder("motion-report")
+        var text = "timestamp,motionGravityX,motionGravityY,motionGravityZ,motionUserAccelerationX,motionUserAccelerationY,motionUserAccelerationZ,motionRotationRateX,motionRotationRateY,motionRotationRateZ\n"
+        for i in 0..<3000 {
+            let t = Double(i) / 50
+            let a = t > 10 && t < 40 ? 0.8 * sin(2 * Double.pi * t / 2.5) : 0
+            text += "\(t),\(sin(a)),0,\(-cos(a)),0,0,0,0,0,0\n"
+        }
+        try text.write(toFile: dir + "/log.csv", atomically: true, encoding: .utf8)
+        let plain = try vitals(["motion", "log.csv"], in: dir)
+        let run = try vitals(["motion", "log.csv", "--report", "motion.html"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == plain.stdout)
+        let html = try String(contentsOfFile: dir + "/motion.html", encoding: .utf8)
+        #expect(html.contains("Motion report") && html.contains("<svg"))
+        for (arguments, phrase) in [(["log.csv", "--report", "log.csv"], "same file as the input"), (["log.csv", "--report", ""], "needs a file name")] {
+            let bad = try vitals(["motion"] + arguments, in: dir)
+            #expect(bad.status != 0 && bad.errorLines.count == 1 && bad.stderr.contains(phrase), "\(arguments): \(bad.stderr)")
+        }
+        #expect(try String(contentsOfFile: dir + "/log.csv", encoding: .utf8) == text)
+    }
 }
