@@ -159,18 +159,49 @@ public struct PulseAnalysis: Sendable {
     /// sudden change of rate at the window's start (a track at 60 bpm takes several hops to follow a
     /// step to 96), rather than a fresh estimate from the window alone.
     public func window(start: Double, length: Double) -> (bpm: Double?, confidence: Double) {
+        window(start: start, length: length, sorted: false)
+    }
+
+    /// ``window(start:length:)`` for each of `starts`: the same answers, found by binary search when
+    /// the estimates are in time order (as a batch run gives them), so a day of 1-s windows does not
+    /// scan the day's estimates once per window.
+    public func windows(starts: [Double], length: Double) -> [(bpm: Double?, confidence: Double)] {
+        let sorted = zip(estimates, estimates.dropFirst()).allSatisfy { $0.time <= $1.time }
+        return starts.map { window(start: $0, length: length, sorted: sorted) }
+    }
+
+    private func window(start: Double, length: Double, sorted: Bool) -> (bpm: Double?, confidence: Double) {
         let eps = 1e-6
-        var inside = estimates.filter {
-            $0.time - analysisWindow >= start - eps && $0.time <= start + length + eps
-        }
-        if inside.isEmpty {
-            inside = estimates.filter { $0.time > start + eps && $0.time <= start + length + eps }
+        var inside: [RateEstimate]
+        if sorted {
+            // The same conditions as the scans below, as index ranges of the time-ordered estimates.
+            let end = firstIndex { !($0.time <= start + length + eps) }
+            inside = Array(estimates[min(firstIndex { $0.time - analysisWindow >= start - eps }, end)..<end])
+            if inside.isEmpty { inside = Array(estimates[min(firstIndex { $0.time > start + eps }, end)..<end]) }
+        } else {
+            inside = estimates.filter {
+                $0.time - analysisWindow >= start - eps && $0.time <= start + length + eps
+            }
+            if inside.isEmpty {
+                inside = estimates.filter { $0.time > start + eps && $0.time <= start + length + eps }
+            }
         }
         guard !inside.isEmpty else { return (nil, 0) }
         let confidence = Statistics.median(inside.map(\.confidence))
         let good = inside.filter { $0.confidence >= minimumConfidence }
         guard good.count * 2 >= inside.count, !good.isEmpty else { return (nil, confidence) }
         return (Statistics.median(good.map(\.bpm)), confidence)
+    }
+
+    /// The first index of the time-ordered estimates where `condition` holds (it holds from there
+    /// on), or the count.
+    private func firstIndex(where condition: (RateEstimate) -> Bool) -> Int {
+        var lo = 0, hi = estimates.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if condition(estimates[mid]) { hi = mid } else { lo = mid + 1 }
+        }
+        return lo
     }
 }
 

@@ -58,8 +58,8 @@ public enum HeartRateReport {
         ])))
         var windows: [JSON] = []
         if let window {
-            for s in windowStarts(duration: recording.coveredDuration, length: window.length, hop: window.hop) {
-                let w = analysis.window(start: s, length: window.length)
+            let starts = windowStarts(duration: recording.coveredDuration, length: window.length, hop: window.hop)
+            for (s, w) in zip(starts, analysis.windows(starts: starts, length: window.length)) {
                 windows.append(.object([
                     ("start_s", .num(s, digits: 3)), ("end_s", .num(s + window.length, digits: 3)),
                     ("bpm", .num(w.bpm, digits: 2)), ("confidence", .num(w.confidence, digits: 3)),

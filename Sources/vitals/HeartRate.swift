@@ -374,8 +374,8 @@ struct HeartRate: ParsableCommand {
             print("hrv         " + parts.joined(separator: "  "))
         }
         if let (length, hop) = windows {
-            for s in HeartRateReport.windowStarts(duration: recording.coveredDuration, length: length, hop: hop) {
-                let w = analysis.window(start: s, length: length)
+            let starts = HeartRateReport.windowStarts(duration: recording.coveredDuration, length: length, hop: hop)
+            for (s, w) in zip(starts, analysis.windows(starts: starts, length: length)) {
                 let bpm = w.bpm.map { String(format: "%6.1f bpm", $0) } ?? "     - (declined)"
                 print(String(format: "  %7.1f-%7.1f s  %@  confidence %.2f", s, s + length, bpm, w.confidence))
             }

@@ -701,3 +701,28 @@ func beatsStillBeingDecidedWhenAStretchEndsAreConfirmed(liftOff: Bool) {
         #expect(abs(found - expected) <= 2, "\(found) beats, \(expected) expected")
     }
 }
+
+@Suite struct WindowAnswerTests {
+    /// The windows found by binary search are the windows found by scanning, for every length
+    /// (shorter and longer than the analysis window), start (before the first estimate, past the
+    /// end) and for estimates out of time order (scanned).
+    @Test func windowsAtOnceEqualWindowsOneByOne() {
+        var settings = SimulatedFinger.Settings()
+        settings.bpm = 66
+        settings.liftOffs = [30..<38]
+        var finger = SimulatedFinger(settings: settings)
+        var analysis = PulseAnalysis.run(finger.inputs(duration: 70), sampleRate: 30)
+        #expect(analysis.estimates.count > 40)
+        func same(_ starts: [Double], _ length: Double) -> Bool {
+            zip(analysis.windows(starts: starts, length: length), starts).allSatisfy { w, s in
+                let one = analysis.window(start: s, length: length)
+                return w.bpm == one.bpm && w.confidence == one.confidence
+            }
+        }
+        for length in [2.0, 5, 10, 30, 100] {
+            #expect(same(stride(from: -5.0, through: 80, by: 0.7).map { $0 }, length), "length \(length)")
+        }
+        analysis.estimates.swapAt(3, 30)
+        #expect(same(stride(from: 0.0, through: 60, by: 2.5).map { $0 }, 10))
+    }
+}
