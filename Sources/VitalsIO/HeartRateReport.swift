@@ -3,8 +3,8 @@ import PulseDetection
 /// The `vitals heart-rate --json` document. Field names are fixed by the issue that introduced them;
 /// fields may be added, never renamed.
 public enum HeartRateReport {
-    /// Most windows one report lists: a 24-hour recording in 1-s hops is 86,400. Each window scans
-    /// the rate estimates, so far more would take minutes to produce and nobody could read them.
+    /// Most windows one report lists: a 24-hour recording in 1-s hops is 86,400. Far more (a hop of
+    /// a microsecond) would be gigabytes of JSON that nobody could read.
     public static let maximumWindows = 100_000
 
     /// The number of windows `windowStarts` gives, without listing them (any positive length and hop).
