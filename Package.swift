@@ -42,6 +42,15 @@ let package = Package(
             dependencies: ["SignalProcessing", "PulseDetection", "MotionAnalysis", "FaceTracking"],
             swiftSettings: swiftSettings
         ),
+        // The live dashboard's portable part: pipeline events to JSON messages, the state a viewer
+        // sees (and a late one gets), pacing of recorded input, the hub that hands the messages to
+        // every viewer, and the page itself (HTML, JavaScript, CSS). No sockets.
+        .target(
+            name: "Dashboard",
+            dependencies: ["SignalProcessing", "PulseDetection", "VitalsIO"],
+            resources: [.copy("Page")],
+            swiftSettings: swiftSettings
+        ),
         // Thin adapters over AVFoundation / CoreMotion / HealthKit / Vision; empty on Linux.
         .target(
             name: "VitalsApple",
@@ -67,6 +76,7 @@ let package = Package(
         .testTarget(name: "PulseDetectionTests", dependencies: ["PulseDetection"], swiftSettings: swiftSettings),
         .testTarget(name: "MotionAnalysisTests", dependencies: ["MotionAnalysis", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "PulseDetection", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "PulseDetection"], swiftSettings: swiftSettings),
         .testTarget(name: "VitalsIOTests", dependencies: ["VitalsIO", "FaceTracking", "TestSupport"], swiftSettings: swiftSettings),
         // The `vitals` program run as a user runs it (the binary `swift test` builds beside the tests).
         .testTarget(name: "vitalsTests", dependencies: ["VitalsIO", "TestSupport"], swiftSettings: swiftSettings),
