@@ -21,6 +21,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // A small HTTP server (no SwiftNIO) for the dashboard: streamed bodies for Server-Sent Events.
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // Filters, FFT, spectra, peaks, resampling, buffers, statistics. Pure Swift, no I/O.
@@ -42,6 +44,15 @@ let package = Package(
             dependencies: ["SignalProcessing", "PulseDetection", "MotionAnalysis", "FaceTracking"],
             swiftSettings: swiftSettings
         ),
+        // The live dashboard's portable part: pipeline events to JSON messages, the state a viewer
+        // sees (and a late one gets), pacing of recorded input, the hub that hands the messages to
+        // every viewer, and the page itself (HTML, JavaScript, CSS). No sockets: the CLI serves it.
+        .target(
+            name: "Dashboard",
+            dependencies: ["SignalProcessing", "PulseDetection", "VitalsIO"],
+            resources: [.copy("Page")],
+            swiftSettings: swiftSettings
+        ),
         // Thin adapters over AVFoundation / CoreMotion / HealthKit / Vision; empty on Linux.
         .target(
             name: "VitalsApple",
@@ -57,8 +68,9 @@ let package = Package(
         .executableTarget(
             name: "vitals",
             dependencies: [
-                "SignalProcessing", "PulseDetection", "MotionAnalysis", "FaceTracking", "VitalsIO",
+                "SignalProcessing", "PulseDetection", "MotionAnalysis", "FaceTracking", "VitalsIO", "Dashboard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
             ],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
@@ -67,6 +79,7 @@ let package = Package(
         .testTarget(name: "PulseDetectionTests", dependencies: ["PulseDetection"], swiftSettings: swiftSettings),
         .testTarget(name: "MotionAnalysisTests", dependencies: ["MotionAnalysis", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "PulseDetection", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "PulseDetection"], swiftSettings: swiftSettings),
         .testTarget(name: "VitalsIOTests", dependencies: ["VitalsIO", "FaceTracking", "TestSupport"], swiftSettings: swiftSettings),
         // The `vitals` program run as a user runs it (the binary `swift test` builds beside the tests).
         .testTarget(name: "vitalsTests", dependencies: ["VitalsIO", "TestSupport"], swiftSettings: swiftSettings),

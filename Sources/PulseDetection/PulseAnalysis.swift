@@ -21,6 +21,19 @@ public struct PulseAnalysis: Sendable {
     public var analysisWindow: Double = 10
     public var minimumConfidence: Double = 0.1
 
+    /// An analysis holding only confirmed beats, for HRV over them (``hrv(from:to:)``): a live
+    /// display's recent beats, say.
+    /// - Parameters:
+    ///   - beats: confirmed beats in time order.
+    ///   - minimumConfidence: the pipeline's minimum rate confidence, 0...1 (beats found below it are
+    ///     kept out of HRV).
+    public init(beats: [Beat], minimumConfidence: Double) {
+        self.beats = beats
+        self.minimumConfidence = minimumConfidence
+    }
+
+    init() {}
+
     /// Runs the pipeline over `inputs` (time order).
     /// - Parameters:
     ///   - inputs: colour means or PPG samples, in time order.

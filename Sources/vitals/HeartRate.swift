@@ -124,19 +124,10 @@ struct HeartRate: ParsableCommand {
         }
         // Before the analysis (minutes on a long video): --report must not replace the recording.
         if let report { try checkReportTarget(report, input: path) }
-        var decoding: VideoDecodingIssues?
-        var recording = try CLIError.wrap { () throws -> PulseRecording in
-            if VideoFile.hasVideoExtension(path) {
-                // A video's times come from its frames and its signal is the frames' colour.
-                if rate != nil || column != nil || polarity != .asRecorded {
-                    throw InputError(.badOption, "\(path): --rate, --column and --polarity apply to CSV recordings, not to videos")
-                }
-                let (recording, issues) = try videoColours(path)
-                decoding = issues ?? VideoDecodingIssues(errors: 0, damagedFrames: 0, undecodablePackets: 0)
-                return recording
-            }
-            return try PulseRecording.load(path: path, column: bundled ? "ppg" : column, rate: rate, polarity: polarity)
+        let loaded = try CLIError.wrap {
+            try FingertipInput.load(path: path, column: bundled ? "ppg" : column, rate: rate, polarity: polarity)
         }
+        var recording = loaded.recording
         if bundled {
             recording.source = "bundled recording (PhysioNet a103l finger PPG, first 60 s)"
             if !json { status("Analysing \(recording.source) as the live monitor would: waveform, beats (♥), rate.") }
@@ -165,7 +156,7 @@ struct HeartRate: ParsableCommand {
             warn(String(format: "--window %g s is longer than the %.1f-s recording: no windows", window, recording.duration))
         }
         let document = HeartRateReport.json(input: bundled ? "bundled:a103l-ppg-60s.csv" : path, recording: recording,
-                                          analysis: analysis, hrv: hrv, window: windowSpec, videoDecoding: decoding)
+                                            analysis: analysis, hrv: hrv, window: windowSpec, videoDecoding: loaded.decoding)
         if json {
             print(document.serialized())
         } else {
@@ -239,22 +230,12 @@ struct HeartRate: ParsableCommand {
         }
     }
 
-    /// A video's frames as a recording of mean colours, with a progress bar on stderr and a warning
-    /// for decoding damage (ffmpeg downscales with area averaging, which keeps the mean).
-    private func videoColours(_ path: String) throws -> (recording: PulseRecording, issues: VideoDecodingIssues?) {
-        let progress = ProgressBar(label: URL(fileURLWithPath: path).lastPathComponent)
-        let means = try VideoColorMeans(path: path, options: .init(maxDimension: 160), progress: progress.update)
-        progress.finish()
-        if let issues = means.decodingIssues { warn(issues.warning(path: path)) }
-        return (try PulseRecording.colors(means.samples, source: path), means.decodingIssues)
-    }
-
     /// `--skin`: the remote pulse of the colour means (a CSV's or a video's frames).
     private func runSkin(path: String) throws {
         let recording = try CLIError.wrap { () throws -> PulseRecording in
             if VideoFile.hasVideoExtension(path) {
                 if rate != nil { throw InputError(.badOption, "\(path): --rate applies to CSV recordings, not to videos") }
-                return try videoColours(path).recording
+                return try FingertipInput.videoColours(path).recording
             }
             return try PulseRecording.load(path: path, rate: rate)
         }

@@ -15,6 +15,7 @@ struct VitalsCommand: AsyncParsableCommand {
         abstract: "Heart rate, HRV and fitness events from phone and watch sensor recordings.",
         subcommands: [
             HeartRate.self,
+            DashboardCommand.self,
             Eval.self,
             Bench.self,
             Swings.self, Reps.self, Motion.self,

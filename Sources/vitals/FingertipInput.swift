@@ -1,0 +1,33 @@
+import Foundation
+import PulseDetection
+import VitalsIO
+
+/// Reading a fingertip recording as `vitals heart-rate` and `vitals dashboard` take it: a CSV of
+/// colour means or of a PPG column (`--column`, `--rate`, `--polarity`), or a video's frames.
+enum FingertipInput {
+    /// Loads the recording at `path`.
+    /// - Returns: the recording, and for a video what its decoding met (zeros when nothing; nil for a CSV).
+    /// - Throws: `InputError` for an unreadable file, or CSV options given with a video.
+    static func load(path: String, column: String?, rate: Double?,
+                     polarity: PulseRecording.Polarity) throws -> (recording: PulseRecording, decoding: VideoDecodingIssues?) {
+        if VideoFile.hasVideoExtension(path) {
+            // A video's times come from its frames and its signal is the frames' colour.
+            if rate != nil || column != nil || polarity != .asRecorded {
+                throw InputError(.badOption, "\(path): --rate, --column and --polarity apply to CSV recordings, not to videos")
+            }
+            let (recording, issues) = try videoColours(path)
+            return (recording, issues ?? VideoDecodingIssues(errors: 0, damagedFrames: 0, undecodablePackets: 0))
+        }
+        return (try PulseRecording.load(path: path, column: column, rate: rate, polarity: polarity), nil)
+    }
+
+    /// A video's frames as a recording of mean colours, with a progress bar on stderr and a warning
+    /// for decoding damage (ffmpeg downscales with area averaging, which keeps the mean).
+    static func videoColours(_ path: String) throws -> (recording: PulseRecording, issues: VideoDecodingIssues?) {
+        let progress = ProgressBar(label: URL(fileURLWithPath: path).lastPathComponent)
+        let means = try VideoColorMeans(path: path, options: .init(maxDimension: 160), progress: progress.update)
+        progress.finish()
+        if let issues = means.decodingIssues { warn(issues.warning(path: path)) }
+        return (try PulseRecording.colors(means.samples, source: path), means.decodingIssues)
+    }
+}
