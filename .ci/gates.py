@@ -131,6 +131,7 @@ GATES = [
     ("rep counter (samples/s)", ["bench", "--filter", "motion"], ["benchmarks", "name=motion-reps", "samples_per_s"], "min", 20e6, 20e6),
     ("impact detector (samples/s)", ["bench", "--filter", "motion"], ["benchmarks", "name=motion-impacts", "samples_per_s"], "min", 20e6, 20e6),
     ("pose stability (samples/s)", ["bench", "--filter", "motion"], ["benchmarks", "name=motion-pose-stability", "samples_per_s"], "min", 20e6, 20e6),
+    ("tremor detector (samples/s)", ["bench", "--filter", "motion"], ["benchmarks", "name=motion-tremor", "samples_per_s"], "min", 20e6, 20e6),
     # Issue 5: pedometer. Oxford step counts, IPOL step timing and pause/resume events, speed (CPU time).
     ("Oxford mean |count error| %", ["eval", "steps", f"{DATA}/steps-oxford/optimisation"], ["mean_abs_error_percent"], "max", 1.0, 1.0),
     ("Oxford worst |count error| %", ["eval", "steps", f"{DATA}/steps-oxford/optimisation"], ["worst_abs_error_percent"], "max", 2.5, 2.5),

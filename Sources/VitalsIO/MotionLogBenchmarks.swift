@@ -12,7 +12,7 @@ public enum MotionBenchmarks {
     /// The benchmarks' names, in the order they run.
     public static let names = [
         "motion-swingwatch", "motion-strokes", "motion-reps", "motion-impacts", "motion-pose-stability",
-        "motion-attitude-filter",
+        "motion-attitude-filter", "motion-tremor",
     ]
 
     /// Every motion benchmark whose name contains `filter`; the fastest of `rounds` rounds.
@@ -32,6 +32,10 @@ public enum MotionBenchmarks {
                     if out.gravity.z > 0 { n += 1 }
                 }
                 return n
+            }),
+            ("motion-tremor", { m in
+                guard var d = try? TremorDetector(sampleRate: 50) else { return 0 }
+                return d.process(m).count
             }),
         ]
         precondition(cases.map(\.0) == names, "MotionBenchmarks.names differs from the benchmarks run")

@@ -18,6 +18,8 @@ struct Motion: ParsableCommand {
         var swings: [SwingEvent]
         var holds: [Hold]
         var impacts: [ImpactEvent]
+        /// Null when the log is too slow for tremor (under 25 Hz).
+        var tremor: Tremor.Document?
     }
 
     static let configuration = CommandConfiguration(
@@ -67,12 +69,16 @@ struct Motion: ParsableCommand {
             let holds = stability.process(motion)
             var impactDetector = ImpactDetector()
             let impacts = impactDetector.process(motion)
+            let tremorSeconds = log.sampleRate >= TremorDetector.minimumSampleRate ? try Tremor.judge(log) : nil
             if json {
                 try printJSON(Document(samples: log.count, minutes: MotionEvaluation.minutes(log.time), rate_hz: log.sampleRate,
                                        gaps: log.gaps.count, channels: channels, notes: log.notes, sets: sets,
-                                       reps_total: sets.reduce(0) { $0 + $1.reps }, swings: swings, holds: holds, impacts: impacts))
+                                       reps_total: sets.reduce(0) { $0 + $1.reps }, swings: swings, holds: holds, impacts: impacts,
+                                       tremor: tremorSeconds.map(Tremor.document)))
             } else {
                 printSummary(log: log, channels: channels, sets: sets, swings: swingsAnalysed ? swings : nil, holds: holds, impacts: impacts)
+                print("  " + (tremorSeconds.map { Tremor.summary(seconds: $0, episodes: TremorDetector.episodes($0)) }
+                              ?? String(format: "tremor: not judged (%.1f Hz is below the %.0f Hz it needs)", log.sampleRate, TremorDetector.minimumSampleRate)))
             }
             if let report {
                 let findings = MotionHTMLReport.Findings(sets: sets, swings: swingsAnalysed ? swings : nil, holds: holds, impacts: impacts,

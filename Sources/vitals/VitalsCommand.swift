@@ -18,7 +18,7 @@ struct VitalsCommand: AsyncParsableCommand {
             DashboardCommand.self,
             Eval.self,
             Bench.self,
-            Swings.self, Reps.self, Motion.self,
+            Swings.self, Reps.self, Tremor.self, Motion.self,
             Steps.self,
             Frames.self,
             Faces.self,
