@@ -73,6 +73,13 @@ public struct BeatShape: Sendable {
         typicalNorm = 0
     }
 
+    /// Turns the waveform held and the template over (the signal's sign was found to be the other
+    /// one): the same as if every sample had been appended with the other sign.
+    public mutating func invert() {
+        for i in history.indices { history[i] = -history[i] }
+        for i in template.indices { template[i] = -template[i] }
+    }
+
     /// Appends the waveform sample at `time` (seconds; one sample per grid step).
     @inline(__always)
     public mutating func append(time: Double, value: Double) {

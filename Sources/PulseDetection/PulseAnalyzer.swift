@@ -834,6 +834,11 @@ public struct PulseAnalyzer: Sendable {
         }
         guard saa > 0, sbb > 0 else { return }
         let r = sab / (saa * sbb).squareRoot() * orientation[reference]
-        if abs(r) > 0.3 { orientation[3] = r > 0 ? 1 : -1 }
+        guard abs(r) > 0.3 else { return }
+        let sign: Double = r > 0 ? 1 : -1
+        // The hue waveform the beat shapes hold was drawn with the old sign: turned over with it,
+        // or every beat after the flip would be unlike the template until it was rebuilt.
+        if sign != orientation[3] { shapes[3].invert() }
+        orientation[3] = sign
     }
 }

@@ -4,10 +4,14 @@ import Testing
 
 /// A pulse train at 60 bpm sampled at 30 Hz (systolic and dicrotic Gaussians), fed to a BeatShape;
 /// each beat is graded 3 s after its fiducial point, as the pipeline's decision lag would.
-private func grades(spikeAt spikeBeat: Int? = nil, spikeSize: Double = 4, amplitudeScale: (Int) -> Double = { _ in 1 })
+/// With `flipAt`, the waveform is appended with the other sign until then, and the shape is turned
+/// over at that time (as the pipeline does when it finds hue's sign).
+private func grades(spikeAt spikeBeat: Int? = nil, spikeSize: Double = 4, amplitudeScale: (Int) -> Double = { _ in 1 },
+                    flipAt: Double? = nil)
     -> [(correlation: Double, amplitude: Double, isDoubtful: Bool)?] {
     let rate = 30.0, period = 1.0
     var shape = BeatShape(rate: rate)
+    var flipped = false
     var out: [(correlation: Double, amplitude: Double, isDoubtful: Bool)?] = []
     var nextGrade = 0
     let beats = 30
@@ -23,7 +27,11 @@ private func grades(spikeAt spikeBeat: Int? = nil, spikeSize: Double = 4, amplit
                 if s >= 0 && s <= 1 { v += spikeSize * 0.5 * (1 - cos(2 * Double.pi * s)) }
             }
         }
-        shape.append(time: t, value: v)
+        if let flipAt, !flipped, t >= flipAt {
+            shape.invert()
+            flipped = true
+        }
+        shape.append(time: t, value: flipAt != nil && !flipped ? -v : v)
         // The fiducial (steepest upstroke) of beat k: one width before its systolic peak.
         while nextGrade < beats, t >= Double(nextGrade) * period + 0.3 + 0.105 + 3 {
             out.append(shape.grade(beatAt: Double(nextGrade) * period + 0.3 + 0.105, period: period))
@@ -65,4 +73,17 @@ private func grades(spikeAt spikeBeat: Int? = nil, spikeSize: Double = 4, amplit
     for n in 0..<300 { shape.append(time: Double(n) / 30, value: sin(Double(n) / 5)) }
     #expect(shape.grade(beatAt: 0.5, period: 1) == nil)  // older than the 8-s history
     #expect(shape.grade(beatAt: 9.8, period: 1) == nil)  // its window runs past the newest sample
+}
+
+/// A waveform appended with the wrong sign and then turned over grades as if it had always had the
+/// right one: the same correlations, none doubtful (without `invert`, every later beat would be
+/// unlike the template until it was rebuilt).
+@Test func turningTheShapeOverMatchesTheRightSignFromTheStart() {
+    let right = grades(), late = grades(flipAt: 12.2)
+    #expect(right.count == late.count)
+    for (a, b) in zip(right, late) {
+        #expect((a == nil) == (b == nil))
+        if let a, let b { #expect(abs(a.correlation - b.correlation) < 1e-12 && a.isDoubtful == b.isDoubtful) }
+    }
+    #expect(late.compactMap { $0 }.allSatisfy { !$0.isDoubtful })
 }
