@@ -21,20 +21,32 @@ struct Steps: ParsableCommand {
     var height: Double = StrideModel.defaultHeight
     @Flag(help: "Print one JSON document on stdout.")
     var json = false
+    @Option(help: "Also write an HTML report to this file: steps over the acceleration, cadence, pauses and resumes, altitude.")
+    var report: String?
     @OptionGroup var input: MotionLogArguments
 
     func validate() throws {
         guard height > 0.5 && height < 2.8 else { throw ValidationError("--height must be in metres, 0.5...2.8") }
+        if let report, report.isEmpty { throw ValidationError("--report needs a file name") }
     }
 
     func run() throws {
+        if let report { try checkReportTarget(report, input: file) }
         let recording = try CLIError.wrap { try StepLogs.read(path: file, options: input.options()) }
         for note in recording.notes { warn(note) }
         let analysis = StepAnalysis(recording: recording, strideModel: StrideModel(height: height))
         if json {
             print(analysis.json.serialized())
-            return
+        } else {
+            printSummary(recording: recording, analysis: analysis)
         }
+        if let report {
+            try writeFile(Data(StepsHTMLReport.html(file: file, recording: recording, analysis: analysis).utf8), to: report)
+            status("report written to \(report)")
+        }
+    }
+
+    private func printSummary(recording: AccelerationRecording, analysis: StepAnalysis) {
         let d = analysis.data
         print(String(format: "%@ (%@, %.1f s): %d steps, %.1f m, cadence %.2f steps/s, active %.1f s%@%@",
                      file, recording.format, recording.duration, d.numberOfSteps, d.distance, d.averageCadence, d.activeTime,

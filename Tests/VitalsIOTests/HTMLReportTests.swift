@@ -148,3 +148,26 @@ import Testing
         #expect(sets.count >= 2 && holds.count >= 2)
     }
 }
+
+@Suite struct StepsHTMLReportTests {
+    /// A generated walk at 2 steps/s from 5 to 40 s, still otherwise: the page shows the steps and
+    /// the pause, and shades the still start and end.
+    @Test func aGeneratedWalkGivesACompletePage() throws {
+        let rate = 50.0
+        let time = (0..<Int(60 * rate)).map { Double($0) / rate }
+        let acceleration = time.map { t -> Vector3 in
+            let walking = t >= 5 && t < 40
+            return Vector3(x: 0, y: 0, z: -1 - (walking ? 0.3 * sin(2 * .pi * 2 * t) : 0))
+        }
+        let recording = AccelerationRecording(format: "motion-log", source: "walk <1>.csv", time: time, acceleration: acceleration)
+        let analysis = StepAnalysis(recording: recording)
+        #expect(abs(analysis.data.numberOfSteps - 70) <= 3)
+        let html = StepsHTMLReport.html(file: "walk <1>.csv", recording: recording, analysis: analysis)
+        #expect(html.hasPrefix("<!DOCTYPE html>") && html.contains("walk &lt;1&gt;.csv"))
+        #expect(html.contains("<div class=\"value\">\(analysis.data.numberOfSteps)</div>"))
+        #expect(html.components(separatedBy: "<svg").count - 1 == 2)
+        #expect(!html.contains("nan") && !html.contains("inf"))
+        let spans = StepsHTMLReport.pausedSpans(analysis.events, end: 60)
+        #expect(spans.count == 2 && spans[0].from == 0 && abs(spans[0].to - 5) < 1.5 && abs(spans[1].from - 40) < 2.5 && spans[1].to == 60)
+    }
+}

@@ -62,4 +62,22 @@ struct ReportCLITests {
         }
         #expect(try String(contentsOfFile: dir + "/log.csv", encoding: .utf8) == text)
     }
+
+    /// `vitals steps --report` writes the page beside the same JSON; the input is never the report.
+    @Test func stepsWritesAnHTMLReport() throws {
+        let dir = try scratchFolder("steps-report")
+        var text = "time,acc_x,acc_y,acc_z\n"
+        for i in 0..<(40 * 50) {
+            let t = Double(i) / 50
+            text += String(format: "%.3f,0,0,%.4f\n", t, -1 - (t >= 5 && t < 30 ? 0.3 * sin(2 * Double.pi * 2 * t) : 0))
+        }
+        try text.write(toFile: dir + "/walk.csv", atomically: true, encoding: .utf8)
+        let plain = try vitals(["steps", "walk.csv", "--accel-unit", "g", "--json"], in: dir)
+        let run = try vitals(["steps", "walk.csv", "--accel-unit", "g", "--json", "--report", "steps.html"], in: dir)
+        #expect(run.status == 0 && run.stdout == plain.stdout, "\(run.stderr)")
+        #expect(try String(contentsOfFile: dir + "/steps.html", encoding: .utf8).contains("Steps report"))
+        let bad = try vitals(["steps", "walk.csv", "--report", "walk.csv"], in: dir)
+        #expect(bad.status != 0 && bad.errorLines.count == 1 && bad.stderr.contains("same file as the input"), "\(bad.stderr)")
+        #expect(try String(contentsOfFile: dir + "/walk.csv", encoding: .utf8) == text)
+    }
 }
