@@ -240,7 +240,11 @@ public struct PulseAnalyzer: Sendable {
             sortedWindows[i].reserveCapacity(capacity)
             windowChanges.append(SortedWindowChanges(capacity: capacity))
         }
-        orientation = color ? [-1, -1, -1, 1] : [1]
+        // Colour channels fall as blood rises (absorbance); hue has no physical sign and follows the
+        // best colour channel from the first analysis on (`orientHue`). Until then its beats are
+        // timed on a guess: -1, the sign found in most analyses of 35 of the 40 MTHS recordings
+        // (with +1, the early beats of a hue-timed recording sat on the downstroke, 0.15 s off).
+        orientation = color ? [-1, -1, -1, -1] : [1]
         levels = Array(repeating: 0, count: n)
         lastValues = Array(repeating: .nan, count: n)
         flatRuns = Array(repeating: 0, count: n)
