@@ -14,13 +14,17 @@ public enum MotionHTMLReport {
         public var holds: [Hold]
         public var impacts: [ImpactEvent]
         public var impactThreshold: Double
+        /// Each second's tremor judgement; nil when the log is too slow for tremor.
+        public var tremor: [TremorDetector.Second]?
 
-        public init(sets: [RepSet], swings: [SwingEvent]?, holds: [Hold], impacts: [ImpactEvent], impactThreshold: Double) {
+        public init(sets: [RepSet], swings: [SwingEvent]?, holds: [Hold], impacts: [ImpactEvent], impactThreshold: Double,
+                    tremor: [TremorDetector.Second]? = nil) {
             self.sets = sets
             self.swings = swings
             self.holds = holds
             self.impacts = impacts
             self.impactThreshold = impactThreshold
+            self.tremor = tremor
         }
     }
 
@@ -48,8 +52,16 @@ public enum MotionHTMLReport {
         }
         let falls = f.holds.filter(\.endedInFall).count
         cards.append(("holds", "\(f.holds.count)", String(format: "%.0f s still; %d ended in a fall", f.holds.reduce(0) { $0 + $1.duration }, falls)))
-        cards.append(("impacts", "\(f.impacts.count)", f.impacts.isEmpty ? "none over \(fmtNumber(f.impactThreshold)) g"
+        cards.append(("impacts", "\(f.impacts.count)", f.impacts.isEmpty ? "none over \(f.impactThreshold.formatted()) g"
                         : String(format: "largest %.2f g", f.impacts.map(\.peak).max()!)))
+        if let tremor = f.tremor {
+            let known = tremor.filter { $0.severity != .unknown }
+            let likely = known.filter { $0.frequency != nil }.count
+            cards.append(("tremor", known.isEmpty ? "–" : String(format: "%.0f <small>%%</small>", 100 * Double(likely) / Double(known.count)),
+                          "of \(known.count) s at rest (\(tremor.count - known.count) s unknown)"))
+        } else {
+            cards.append(("tremor", "–", String(format: "not judged at %.0f Hz", log.sampleRate)))
+        }
         page.cards(cards)
 
         let t = motion.map { time.x($0.time) }
@@ -108,6 +120,28 @@ public enum MotionHTMLReport {
         pose.spans(time.map(f.holds.filter(\.endedInFall).map { ($0.start, $0.end) }), color: "#f08c00", opacity: 0.25)
         pose.line(Array(zip(t, tilt)).map { ($0.0, $0.1) }, color: "#555", width: 1, maxGap: maxGap)
         page.append(pose.render(title: "Tilt and holds", id: "pose"))
+
+        if let tremor = f.tremor {
+            page.section("Tremor", note: """
+                Each second as the tremor detector judged it from the last 4 s: unknown (grey: moving, or too little \
+                data), none (white), or a likely tremor by its peak-to-peak amplitude at the wrist: slight (yellow, \
+                under 1 cm), mild (orange, 1-3 cm), moderate (red, 3-10 cm), strong (dark red). Dots: the tremor's \
+                frequency.
+                """)
+            var chart = time.chart(height: 150, y: 0...13, yLabel: "tremor (Hz)")
+            let colours: [TremorDetector.Severity: String] = [.unknown: "#bbb", .slight: "#fec44f", .mild: "#fe9929",
+                                                               .moderate: "#d7301f", .strong: "#7f0000"]
+            for (severity, colour) in colours {
+                // Runs of seconds as one span each (a rectangle per second shows seams).
+                var runs: [(from: Double, to: Double)] = []
+                for s in tremor where s.severity == severity {
+                    if let last = runs.last, abs(last.to - s.start) < 1e-9 { runs[runs.count - 1].to = s.end } else { runs.append((s.start, s.end)) }
+                }
+                chart.spans(time.map(runs), color: colour, opacity: severity == .unknown ? 0.25 : 0.6)
+            }
+            chart.dots(tremor.compactMap { s in s.frequency.map { (time.x((s.start + s.end) / 2), $0) } }, color: "#1d1d1f", radius: 1.6)
+            page.append(chart.render(title: "Tremor", id: "tremor"))
+        }
 
         if !f.sets.isEmpty {
             page.table(f.sets.enumerated().map { i, s in

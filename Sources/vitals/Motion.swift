@@ -82,7 +82,7 @@ struct Motion: ParsableCommand {
             }
             if let report {
                 let findings = MotionHTMLReport.Findings(sets: sets, swings: swingsAnalysed ? swings : nil, holds: holds, impacts: impacts,
-                                                         impactThreshold: impactDetector.parameters.threshold)
+                                                         impactThreshold: impactDetector.parameters.threshold, tremor: tremorSeconds)
                 let html = MotionHTMLReport.html(file: file, log: log, motion: motion, derived: !log.hasDeviceMotion, findings: findings)
                 try writeFile(Data(html.utf8), to: report)
                 status("report written to \(report)")
