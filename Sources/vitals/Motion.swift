@@ -19,7 +19,7 @@ struct Motion: ParsableCommand {
         var holds: [Hold]
         var impacts: [ImpactEvent]
         /// Null when the log is too slow for tremor (under 25 Hz).
-        var tremor: Tremor.Document?
+        @NullEncoded var tremor: Tremor.Document?
     }
 
     static let configuration = CommandConfiguration(

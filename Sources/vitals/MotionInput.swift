@@ -63,3 +63,15 @@ func printJSON<T: Encodable>(_ value: T) throws {
     }
     print(String(decoding: data, as: UTF8.self))
 }
+
+/// An optional that a JSON document writes as `null` when absent: the synthesised encoding leaves
+/// an absent optional's key out, and readers are promised the key.
+@propertyWrapper
+struct NullEncoded<Value: Encodable>: Encodable {
+    var wrappedValue: Value?
+    init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        if let wrappedValue { try c.encode(wrappedValue) } else { try c.encodeNil() }
+    }
+}

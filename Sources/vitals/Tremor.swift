@@ -36,7 +36,7 @@ struct Tremor: ParsableCommand {
     struct Document: Encodable {
         var seconds_judged: Int
         /// Seconds with a likely tremor over the seconds that could be judged (not unknown); null when none could.
-        var tremor_fraction: Double?
+        @NullEncoded var tremor_fraction: Double?
         var minutes: [MinuteRow]
         var episodes: [EpisodeRow]
     }

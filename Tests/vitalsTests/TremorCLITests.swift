@@ -23,6 +23,15 @@ struct TremorCLITests {
         #expect(episodes.first?["severity"] as? String == "mild")
         #expect(abs((episodes.first?["frequency_hz"] as? Double ?? 0) - 5) < 0.1)
         #expect((doc["minutes"] as? [Any])?.count == 2 && doc["seconds_judged"] as? Int == 70)
+        // An arm moving all along: nothing judged at rest, and the fraction is null, not left out.
+        let waving = (0..<1000).map { (i: Int) -> String in
+            let t = Double(i) / 50
+            return String(format: "%.3f,%.5f,0,-1", t, 0.3 * sin(2 * Double.pi * 0.8 * t))
+        }
+        try ("time,acc_x,acc_y,acc_z\n" + waving.joined(separator: "\n")).write(toFile: dir + "/waving.csv", atomically: true, encoding: .utf8)
+        let moving = try vitals(["tremor", "waving.csv", "--accel-unit", "g", "--json"], in: dir)
+        let movingDoc = try #require(try JSONSerialization.jsonObject(with: Data(moving.stdout.utf8)) as? [String: Any])
+        #expect(movingDoc.keys.contains("tremor_fraction") && movingDoc["tremor_fraction"] is NSNull)
         let slow = (0..<300).map { String(format: "%.1f,0,0,-1", Double($0) / 10) }.joined(separator: "\n")
         try ("time,acc_x,acc_y,acc_z\n" + slow).write(toFile: dir + "/slow.csv", atomically: true, encoding: .utf8)
         let bad = try vitals(["tremor", "slow.csv", "--accel-unit", "g"], in: dir)
