@@ -57,6 +57,18 @@ public actor DashboardHub {
         send(state.end(at: time))
     }
 
+    /// A Server-Sent Events comment line, which browsers ignore.
+    public static let pingFrame = ": ping\n\n"
+    /// Seconds between pings while the server runs.
+    public static let pingInterval = 15.0
+
+    /// Sends every viewer a comment line. After a recording ends nothing else is sent; a ping is
+    /// written all the same, so a proxy between keeps the connection open and a viewer that went
+    /// away meets a write (how the server then ends its stream is the server's).
+    public func ping() {
+        for continuation in viewers.values { continuation.yield(Self.pingFrame) }
+    }
+
     /// Ends every viewer's stream (the server is stopping); later subscriptions end at once.
     public func close() {
         isClosed = true

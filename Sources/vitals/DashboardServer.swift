@@ -75,6 +75,14 @@ struct DashboardServer {
                 for await _ in interruptions { break }
                 return .interrupted
             }
+            // Pings until the group is cancelled (when the server stops); it never ends the serving.
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(DashboardHub.pingInterval))
+                    if !Task.isCancelled { await hub.ping() }
+                }
+                return .inputEnded
+            }
             while let outcome = try await group.next(), outcome == .inputEnded {}
             await hub.close()
             await server.stop(timeout: 1)

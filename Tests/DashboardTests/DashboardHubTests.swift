@@ -48,6 +48,17 @@ private func take(_ count: Int, from stream: AsyncStream<String>) async -> [Stri
         #expect(after == 0)
     }
 
+    /// A ping reaches every viewer as a comment line, which an EventSource ignores.
+    @Test func aPingIsACommentToEveryViewer() async {
+        let hub = DashboardHub(state: DashboardState(session: session))
+        let a = await hub.subscribe(), b = await hub.subscribe()
+        await hub.ping()
+        for stream in [a, b] {
+            let frames = await take(3, from: stream)
+            #expect(frames.last == DashboardHub.pingFrame && frames.last!.hasPrefix(":") && frames.last!.hasSuffix("\n\n"))
+        }
+    }
+
     @Test func aViewerThatLeavesIsForgotten() async throws {
         let hub = DashboardHub(state: DashboardState(session: session))
         do {
