@@ -129,8 +129,9 @@ public enum MotionHTMLReport {
                 frequency.
                 """)
             var chart = time.chart(height: 150, y: 0...13, yLabel: "tremor (Hz)")
-            let colours: [TremorDetector.Severity: String] = [.unknown: "#bbb", .slight: "#fec44f", .mild: "#fe9929",
-                                                               .moderate: "#d7301f", .strong: "#7f0000"]
+            // In a fixed order (a dictionary's order changes from run to run, and with it the page).
+            let colours: [(TremorDetector.Severity, String)] = [(.unknown, "#bbb"), (.slight, "#fec44f"), (.mild, "#fe9929"),
+                                                                 (.moderate, "#d7301f"), (.strong, "#7f0000")]
             for (severity, colour) in colours {
                 // Runs of seconds as one span each (a rectangle per second shows seams).
                 var runs: [(from: Double, to: Double)] = []
