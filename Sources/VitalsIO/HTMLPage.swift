@@ -123,6 +123,24 @@ struct ReportTimeAxis {
     func map(_ spans: [(from: Double, to: Double)]) -> [(from: Double, to: Double)] { spans.map { (x($0.from), x($0.to)) } }
 }
 
+/// The stretches a state was off, from its changes in time order: from each change to off until the
+/// next change to on (or `end`), and from 0 to the first change when that is a change to on and
+/// `offAtStart`. A second change to off before an on keeps the first.
+func offSpans(_ changes: [(time: Double, on: Bool)], end: Double, offAtStart: Bool) -> [(from: Double, to: Double)] {
+    var spans: [(from: Double, to: Double)] = []
+    var offSince: Double? = offAtStart && changes.first?.on == true ? 0 : nil
+    for change in changes {
+        if change.on {
+            if let since = offSince { spans.append((since, change.time)) }
+            offSince = nil
+        } else {
+            offSince = offSince ?? change.time
+        }
+    }
+    if let since = offSince { spans.append((since, end)) }
+    return spans
+}
+
 /// h:mm:ss or m:ss.
 func clock(_ seconds: Double) -> String {
     let s = Int(seconds.rounded())

@@ -227,19 +227,14 @@ public enum HeartRateHTMLReport {
     /// Stretches without a finger on the lens: from each contact lost to the next contact found (or
     /// the end), and from the start to the first contact found when contact was found only later.
     static func noContactSpans(_ analysis: PulseAnalysis, duration: Double) -> [(from: Double, to: Double)] {
-        var spans: [(from: Double, to: Double)] = []
-        var lostAt: Double? = nil
-        for (i, e) in analysis.contactEvents.enumerated() {
+        let changes = analysis.contactEvents.compactMap { e -> (time: Double, on: Bool)? in
             switch e {
-            case .contactLost(let t): lostAt = t
-            case .contactFound(let t):
-                if let l = lostAt { spans.append((l, t)) } else if i == 0, t > 0.5 { spans.append((0, t)) }
-                lostAt = nil
-            default: break
+            case .contactLost(let t): (t, false)
+            case .contactFound(let t): (t, true)
+            default: nil
             }
         }
-        if let l = lostAt { spans.append((l, duration)) }
-        return spans
+        return offSpans(changes, end: duration, offAtStart: (changes.first?.time ?? 0) > 0.5)
     }
 
     static func percent(_ a: Double, of b: Double) -> String { b > 0 ? String(format: "%.0f %%", 100 * a / b) : "–" }

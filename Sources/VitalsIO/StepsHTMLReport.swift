@@ -69,18 +69,7 @@ public enum StepsHTMLReport {
     /// From each pause to the next resume (or the end), and from the start to a first resume (the
     /// pedometer starts still).
     static func pausedSpans(_ events: [PedometerEvent], end: Double) -> [(from: Double, to: Double)] {
-        var spans: [(from: Double, to: Double)] = []
-        var pausedAt: Double? = events.first { $0.kind != .step }?.kind == .resume ? 0 : nil
-        for e in events {
-            switch e.kind {
-            case .pause: pausedAt = pausedAt ?? e.time
-            case .resume:
-                if let p = pausedAt { spans.append((p, e.time)) }
-                pausedAt = nil
-            case .step: break
-            }
-        }
-        if let p = pausedAt { spans.append((p, end)) }
-        return spans
+        let changes = events.filter { $0.kind != .step }.map { (time: $0.time, on: $0.kind == .resume) }
+        return offSpans(changes, end: end, offAtStart: true)
     }
 }

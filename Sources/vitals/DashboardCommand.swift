@@ -113,10 +113,7 @@ struct DashboardCommand: AsyncParsableCommand {
         let recording = try CLIError.wrap {
             try FingertipInput.load(path: input, column: column, rate: rate, polarity: polarity).recording
         }
-        for note in recording.notes { warn(note) }
-        for g in recording.gaps {
-            warn(String(format: "gap in the recording from %.2f s to %.2f s: analysed either side", g.from, g.to))
-        }
+        FingertipInput.warnAbout(recording)
         var contactSensing = false
         if case .color = recording.inputs.first { contactSensing = true }
         let name = URL(fileURLWithPath: input).lastPathComponent

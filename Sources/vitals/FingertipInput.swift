@@ -21,6 +21,14 @@ enum FingertipInput {
         return (try PulseRecording.load(path: path, column: column, rate: rate, polarity: polarity), nil)
     }
 
+    /// Warns about what reading `recording` corrected or assumed, and about its gaps.
+    static func warnAbout(_ recording: PulseRecording) {
+        for note in recording.notes { warn(note) }
+        for g in recording.gaps {
+            warn(String(format: "gap in the recording from %.2f s to %.2f s: analysed either side", g.from, g.to))
+        }
+    }
+
     /// A video's frames as a recording of mean colours, with a progress bar on stderr and a warning
     /// for decoding damage (ffmpeg downscales with area averaging, which keeps the mean).
     static func videoColours(_ path: String) throws -> (recording: PulseRecording, issues: VideoDecodingIssues?) {

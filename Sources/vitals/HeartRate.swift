@@ -138,10 +138,7 @@ struct HeartRate: ParsableCommand {
                                                  source: recording.source)
             }
         }
-        for note in recording.notes { warn(note) }
-        for g in recording.gaps {
-            warn(String(format: "gap in the recording from %.2f s to %.2f s: analysed either side", g.from, g.to))
-        }
+        FingertipInput.warnAbout(recording)
         let display = (!json && bundled) ? LiveDisplay() : nil
         let waveform = report.map { _ in HeartRateHTMLReport.Waveform(duration: recording.coveredDuration) }
         let observe: ((PulseEvent) -> Void)? = display == nil && waveform == nil ? nil : { event in
@@ -165,8 +162,7 @@ struct HeartRate: ParsableCommand {
         if let report, let waveform {
             let html = HeartRateHTMLReport.html(input: bundled ? "bundled: PhysioNet a103l finger PPG, first 60 s" : path,
                                                 recording: recording, analysis: analysis, waveform: waveform)
-            try writeFile(Data(html.utf8), to: report)
-            status("report written to \(report)")
+            try writeReport(html, to: report)
         }
     }
 

@@ -69,7 +69,7 @@ struct Motion: ParsableCommand {
             let holds = stability.process(motion)
             var impactDetector = ImpactDetector()
             let impacts = impactDetector.process(motion)
-            let tremorSeconds = log.sampleRate >= TremorDetector.minimumSampleRate ? try Tremor.judge(log) : nil
+            let tremorSeconds = log.sampleRate >= TremorDetector.minimumSampleRate ? try Tremor.judge(log, motion: motion) : nil
             if json {
                 try printJSON(Document(samples: log.count, minutes: MotionEvaluation.minutes(log.time), rate_hz: log.sampleRate,
                                        gaps: log.gaps.count, channels: channels, notes: log.notes, sets: sets,
@@ -84,8 +84,7 @@ struct Motion: ParsableCommand {
                 let findings = MotionHTMLReport.Findings(sets: sets, swings: swingsAnalysed ? swings : nil, holds: holds, impacts: impacts,
                                                          impactThreshold: impactDetector.parameters.threshold, tremor: tremorSeconds)
                 let html = MotionHTMLReport.html(file: file, log: log, motion: motion, derived: !log.hasDeviceMotion, findings: findings)
-                try writeFile(Data(html.utf8), to: report)
-                status("report written to \(report)")
+                try writeReport(html, to: report)
             }
         }
     }

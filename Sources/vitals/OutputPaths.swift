@@ -43,3 +43,9 @@ func checkReportTarget(_ report: String, input: String) throws {
         throw CLIError("\(report): cannot be written (its folder \(folder) is missing or not writable)")
     }
 }
+
+/// Writes a report page to `path` and says so on stderr.
+func writeReport(_ html: String, to path: String) throws {
+    try writeFile(Data(html.utf8), to: path)
+    status("report written to \(path)")
+}

@@ -41,8 +41,7 @@ struct Steps: ParsableCommand {
             printSummary(recording: recording, analysis: analysis)
         }
         if let report {
-            try writeFile(Data(StepsHTMLReport.html(file: file, recording: recording, analysis: analysis).utf8), to: report)
-            status("report written to \(report)")
+            try writeReport(StepsHTMLReport.html(file: file, recording: recording, analysis: analysis), to: report)
         }
     }
 

@@ -82,7 +82,8 @@ struct Tremor: ParsableCommand {
 
     /// Every second of the log judged by a `TremorDetector` (total acceleration: the log's
     /// accelerometer, or its gravity plus user acceleration).
-    static func judge(_ log: MotionLog) throws -> [TremorDetector.Second] {
+    /// `motion`, when given, is the log's device motion already worked out (so it is not again).
+    static func judge(_ log: MotionLog, motion: [DeviceMotion]? = nil) throws -> [TremorDetector.Second] {
         var detector: TremorDetector
         do {
             detector = try TremorDetector(sampleRate: log.sampleRate)
@@ -91,7 +92,7 @@ struct Tremor: ParsableCommand {
         }
         // The accelerometer alone is enough (the band-passes remove gravity): a log without a
         // gyroscope is judged too.
-        guard let acceleration = log.acceleration else { return detector.process(try log.deviceMotion()) }
+        guard let acceleration = log.acceleration else { return detector.process(try motion ?? log.deviceMotion()) }
         var seconds: [TremorDetector.Second] = []
         for k in 0..<log.count { seconds += detector.process(time: log.time[k], acceleration: acceleration[k]) }
         return seconds + detector.finish()
