@@ -44,6 +44,40 @@ public struct PulseAnalysis: Sendable {
                                          settings: PulseAnalyzer.Settings = .init(),
                                          observe: ((PulseEvent) -> Void)? = nil) -> PulseAnalysis
     where S.Element == PulseInput {
+        run(sampleRate: sampleRate, settings: settings, expectedCount: inputs.underestimatedCount,
+            observe: observe) { analyzer, emit in
+            feed(inputs, to: &analyzer, live: observe != nil, emit: emit)
+        }
+    }
+
+    /// Runs the pipeline over inputs handed over a run at a time, for a recording too long to hold
+    /// (a day of 100-Hz PPG read from a file): the same analysis as ``run(_:sampleRate:settings:observe:)``
+    /// over all the runs' inputs in order.
+    /// - Parameters:
+    ///   - expectedCount: about how many inputs there will be (room for the results is taken once).
+    ///   - chunks: calls its argument with each run of inputs, in time order.
+    public static func run(sampleRate: Double, settings: PulseAnalyzer.Settings = .init(), expectedCount: Int = 0,
+                           observe: ((PulseEvent) -> Void)? = nil,
+                           chunks: (_ each: ([PulseInput]) -> Void) throws -> Void) rethrows -> PulseAnalysis {
+        try run(sampleRate: sampleRate, settings: settings, expectedCount: expectedCount, observe: observe) { analyzer, emit in
+            try chunks { feed($0, to: &analyzer, live: observe != nil, emit: emit) }
+        }
+    }
+
+    /// Feeds `inputs` to `analyzer`: all at once, or with `live` one at a time (each input's events
+    /// out before the next goes in, as a live display sees them).
+    private static func feed<S: Sequence>(_ inputs: S, to analyzer: inout PulseAnalyzer, live: Bool,
+                                          emit: (PulseEvent) -> Void) where S.Element == PulseInput {
+        if live {
+            for input in inputs { analyzer.process(input, emit: emit) }
+        } else {
+            analyzer.process(contentsOf: inputs, emit: emit)
+        }
+    }
+
+    private static func run(sampleRate: Double, settings: PulseAnalyzer.Settings, expectedCount count: Int,
+                            observe: ((PulseEvent) -> Void)?,
+                            body: (inout PulseAnalyzer, _ emit: @escaping (PulseEvent) -> Void) throws -> Void) rethrows -> PulseAnalysis {
         var settings = settings
         if observe == nil { settings.emitsWaveform = false }
         var analyzer = PulseAnalyzer(sampleRate: sampleRate, settings: settings)
@@ -53,7 +87,6 @@ public struct PulseAnalysis: Sendable {
         // Room for the results an input of this length gives (one update per hop; beats at up to
         // 120 bpm), taken once instead of grown by doubling (each growth copies and touches new
         // memory). Inputs are about one per grid sample; a longer result still grows as usual.
-        let count = inputs.underestimatedCount
         let hops = count / max(1, Int((settings.hopSeconds * sampleRate).rounded())) + 1
         result.updates.reserveCapacity(hops)
         result.estimates.reserveCapacity(hops)
@@ -73,12 +106,7 @@ public struct PulseAnalysis: Sendable {
             case .gap(let a, let b): result.gaps.append((a, b))
             }
         }
-        if observe == nil {
-            analyzer.process(contentsOf: inputs, emit: handle)
-        } else {
-            // An observer sees each event as soon as the input that causes it has been fed, as live.
-            for input in inputs { analyzer.process(input, emit: handle) }
-        }
+        try body(&analyzer, handle)
         analyzer.finish(emit: handle)
         result.rejections = analyzer.rejections
         result.computeHRV()

@@ -146,7 +146,7 @@ public struct BeatEvaluation: Sendable {
             let recording = try PulseRecording.load(path: directory + "/" + file, column: "ppg")
             let peaksCSV = try CSVFile(path: directory + "/" + name + "_rpeaks.csv")
             let r = try peaksCSV.numericColumns([try peaksCSV.requireColumn("time_s")])[0]
-            let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate, settings: settings)
+            let analysis = try recording.analyse(settings: settings)
             // The R-peaks are on the file's clock; the analysis counts from its first sample.
             let rPeaks = r.map { $0 - recording.startTime }
             return score(name: name, beats: analysis.beats, rPeaks: rPeaks, span: 0...recording.duration)

@@ -30,7 +30,9 @@ func readInputFile(_ path: String) throws -> [UInt8] {
     guard !isDirectory.boolValue else {
         throw InputError(.unreadable, "\(path): is a directory, not a file")
     }
-    guard let data = FileManager.default.contents(atPath: path) else {
+    // A pipe (`<(command)`, /dev/stdin) is read to its end through a handle.
+    guard let data = FileManager.default.contents(atPath: path)
+            ?? FileHandle(forReadingAtPath: path).flatMap({ try? $0.readToEnd() ?? Data() }) else {
         throw InputError(.unreadable, "\(path): cannot be read")
     }
     return [UInt8](data)
@@ -45,26 +47,116 @@ func directoryEntries(_ directory: String) throws -> [String] {
     return names.sorted()
 }
 
-/// A comma-separated text file with a header line, read once into memory and parsed on demand.
+/// A comma-separated text file with a header line, parsed on demand.
 ///
-/// Fields are located lazily; numeric columns are converted with `strtod` semantics (decimal or
-/// exponent notation, surrounding spaces allowed). Empty fields read as NaN so callers can decide
-/// whether missing values are allowed.
+/// A file named by path is read from disk a block at a time on each pass over its rows, so a file of
+/// any length takes the memory of its longest line (a day of 100-Hz samples is 150 MB of text);
+/// text given as bytes stays in memory. Fields are located lazily; numeric columns are converted
+/// with `strtod` semantics (decimal or exponent notation, surrounding spaces allowed). Empty fields
+/// read as NaN so callers can decide whether missing values are allowed.
 public struct CSVFile: Sendable {
     /// The file's column names, in order, trimmed of spaces and quotes.
     public let header: [String]
     /// Where the text came from, for messages.
     public let source: String
-    private let bytes: [UInt8]
+    private let body: Body
     private let bodyStart: Int
     /// Whether the first line names the columns (otherwise they are numbered from the first row).
     private let hasHeader: Bool
     private let separator: UInt8
 
-    /// Reads `path` and its header line.
+    /// Where the rows are read from.
+    private enum Body: Sendable {
+        /// The whole text (line breaks as LF).
+        case memory([UInt8])
+        /// A regular file read a block at a time; `lineBreak` is LF, or CR for a file without any LF.
+        case file(path: String, size: Int, lineBreak: UInt8)
+    }
+
+    /// The text's length in bytes.
+    private var size: Int {
+        switch body {
+        case .memory(let bytes): bytes.count
+        case .file(_, let size, _): size
+        }
+    }
+
+    /// Bytes read from a file at a time.
+    static let blockSize = 1 << 20
+
+    /// Checks `path` (one pass over its bytes: empty, binary or UTF-16 text are refused as for text in
+    /// memory) and reads its header line; the rows are read when asked for.
     /// - Throws: `InputError` when the file is missing, empty, binary or has no header.
     public init(path: String) throws {
-        try self.init(bytes: try readInputFile(path), source: path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw InputError(.fileNotFound, "\(path): no such file")
+        }
+        guard !isDirectory.boolValue else {
+            throw InputError(.unreadable, "\(path): is a directory, not a file")
+        }
+        // A pipe or a device cannot be read twice: its text is read into memory.
+        let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
+        guard type == .typeRegular, let handle = FileHandle(forReadingAtPath: path) else {
+            try self.init(bytes: try readInputFile(path), source: path)
+            return
+        }
+        defer { try? handle.close() }
+        // What the checks of init(bytes:) look at, gathered a block at a time.
+        var head: [UInt8] = []
+        var blank = true, hasZero = false, hasLF = false, hasCR = false
+        var size = 0
+        while true {
+            // At the end of the file a read gives nil (or, on some platforms, no bytes).
+            let block: Data
+            do { block = try handle.read(upToCount: Self.blockSize) ?? Data() } catch {
+                throw InputError(.unreadable, "\(path): cannot be read (\(error.localizedDescription))")
+            }
+            if block.isEmpty { break }
+            size += block.count
+            block.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                if head.count < 200 { head += bytes.prefix(200 - head.count) }
+                if blank { blank = bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } }
+                if !hasZero { hasZero = memchr(raw.baseAddress!, 0, raw.count) != nil }
+                if !hasLF { hasLF = memchr(raw.baseAddress!, 0x0A, raw.count) != nil }
+                if !hasCR { hasCR = memchr(raw.baseAddress!, 0x0D, raw.count) != nil }
+            }
+        }
+        // Lines ended by CR alone (classic Mac OS, some spreadsheet exports) read as LF-ended lines.
+        let lineBreak: UInt8 = !hasLF && hasCR ? 0x0D : 0x0A
+        try Self.checkText(blank: blank, hasZero: hasZero, head: head, source: path)
+        let parsed = try Self.parseHeader(try Self.firstLine(of: path, handle: handle, lineBreak: lineBreak),
+                                          source: path, hasHeader: true)
+        self.init(header: parsed.names, source: path, body: .file(path: path, size: size, lineBreak: lineBreak),
+                  bodyStart: parsed.lineEnd + 1, hasHeader: true, separator: parsed.separator)
+    }
+
+    private init(header: [String], source: String, body: Body, bodyStart: Int, hasHeader: Bool, separator: UInt8) {
+        self.header = header
+        self.source = source
+        self.body = body
+        self.bodyStart = bodyStart
+        self.hasHeader = hasHeader
+        self.separator = separator
+    }
+
+    /// The bytes of `path` up to its first `lineBreak` (the whole file when it has none).
+    private static func firstLine(of path: String, handle: FileHandle, lineBreak: UInt8) throws -> [UInt8] {
+        var line: [UInt8] = []
+        do {
+            try handle.seek(toOffset: 0)
+            while let block = try handle.read(upToCount: 1 << 16), !block.isEmpty {
+                if let end = block.firstIndex(of: lineBreak) {
+                    line += block[block.startIndex..<end]
+                    break
+                }
+                line += block
+            }
+        } catch {
+            throw InputError(.unreadable, "\(path): cannot be read")
+        }
+        return line
     }
 
     /// Parses CSV text already in memory. `hasHeader: false` names the columns `0`, `1`, ...
@@ -74,15 +166,32 @@ public struct CSVFile: Sendable {
         if !bytes.contains(0x0A), bytes.contains(0x0D) {
             for i in bytes.indices where bytes[i] == 0x0D { bytes[i] = 0x0A }
         }
-        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+        try Self.checkText(blank: bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }),
+                           hasZero: bytes.contains(0), head: Array(bytes.prefix(200)), source: source)
+        let parsed = try Self.parseHeader(bytes, source: source, hasHeader: hasHeader)
+        self.init(header: hasHeader ? parsed.names : parsed.names.indices.map(String.init), source: source,
+                  body: .memory(bytes), bodyStart: hasHeader ? min(parsed.lineEnd + 1, bytes.count) : parsed.start,
+                  hasHeader: hasHeader, separator: parsed.separator)
+    }
+
+    /// Refuses text that is blank, binary or UTF-16, from what a pass over it found (`head`: its
+    /// first 200 bytes).
+    private static func checkText(blank: Bool, hasZero: Bool, head: [UInt8], source: String) throws {
+        if blank {
             throw InputError(.empty, "\(source): file is empty")
         }
-        if bytes.contains(0) {
-            if Self.looksLikeUTF16(bytes) {
+        if hasZero {
+            if Self.looksLikeUTF16(head) {
                 throw InputError(.notText, "\(source): the file is UTF-16 text; save it as UTF-8 (\"CSV UTF-8\")")
             }
             throw InputError(.notText, "\(source): not a text CSV file (binary data)")
         }
+    }
+
+    /// The first line of `bytes` (after a UTF-8 byte-order mark, up to the first LF): its names,
+    /// the separator they show, and where the line starts and ends.
+    private static func parseHeader(_ bytes: [UInt8], source: String,
+                                    hasHeader: Bool) throws -> (names: [String], separator: UInt8, start: Int, lineEnd: Int) {
         var start = 0
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }  // UTF-8 byte-order mark
         let lineEnd = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
@@ -106,17 +215,7 @@ public struct CSVFile: Sendable {
         let names = headerFields.map {
             String(decoding: firstLine[$0], as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: " \"'"))
         }
-        self.separator = sep
-        self.hasHeader = hasHeader
-        self.source = source
-        self.bytes = bytes
-        if hasHeader {
-            self.header = names
-            self.bodyStart = min(lineEnd + 1, bytes.count)
-        } else {
-            self.header = names.indices.map(String.init)
-            self.bodyStart = start
-        }
+        return (names, sep, start, lineEnd)
     }
 
     /// The index of the first column whose name matches one of `names` (case-insensitive).
@@ -171,29 +270,83 @@ public struct CSVFile: Sendable {
     }
 
     /// Calls `body` once per non-blank data line with the byte ranges of its fields. A separator inside
-    /// double quotes does not split (`"100,5"` is one field, quotes included in its range).
+    /// double quotes does not split (`"100,5"` is one field, quotes included in its range). A file is
+    /// read a block at a time: `bytes` holds the line's block, and is valid only during the call.
     ///
     /// - Complexity: O(file size); no allocation per line beyond the reused range array.
-    public func forEachRow(_ body: (_ line: Int, _ fields: [Range<Int>], _ bytes: UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
-        try bytes.withUnsafeBufferPointer { buf in
-            var ranges: [Range<Int>] = []
-            ranges.reserveCapacity(header.count)
-            var i = bodyStart
-            var line = bodyStart == 0 ? 1 : 2
-            let n = buf.count
-            while i < n {
-                var end = i
-                while end < n && buf[end] != 0x0A { end += 1 }
-                var stop = end
-                if stop > i && buf[stop - 1] == 0x0D { stop -= 1 }
-                if stop > i {
-                    Self.splitFields(buf, i..<stop, separator: separator, into: &ranges)
-                    try body(line, ranges, buf)
+    /// - Throws: what `body` throws, or `InputError.unreadable` when the file can no longer be read.
+    public func forEachRow(_ body: (_ line: Int, _ fields: [Range<Int>], _ bytes: UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(header.count)
+        var line = bodyStart == 0 ? 1 : 2
+        switch self.body {
+        case .memory(let bytes):
+            _ = try bytes.withUnsafeBufferPointer { buf in
+                try rows(buf, from: bodyStart, lineBreak: 0x0A, last: true, line: &line, ranges: &ranges, body)
+            }
+        case .file(let path, _, let lineBreak):
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw InputError(.unreadable, "\(source): cannot be read")
+            }
+            defer { try? handle.close() }
+            var buffer: [UInt8] = []
+            buffer.reserveCapacity(Self.blockSize)
+            var offset = 0  // bytes of the file before buffer[0]
+            var done = false
+            while !done {
+                let block: Data
+                do { block = try handle.read(upToCount: Self.blockSize) ?? Data() } catch {
+                    throw InputError(.unreadable, "\(source): cannot be read (\(error.localizedDescription))")
                 }
-                i = end + 1
-                line += 1
+                done = block.isEmpty
+                buffer += block
+                // The header's bytes are skipped as they arrive.
+                let from = max(0, bodyStart - offset)
+                guard from <= buffer.count else {
+                    offset += buffer.count
+                    buffer.removeAll(keepingCapacity: true)
+                    continue
+                }
+                let used = try buffer.withUnsafeBufferPointer { buf in
+                    try rows(buf, from: from, lineBreak: lineBreak, last: done, line: &line, ranges: &ranges, body)
+                }
+                // What follows the last complete line waits for the next block.
+                buffer.removeSubrange(0..<used)
+                offset += used
             }
         }
+    }
+
+    /// Calls `body` for the non-blank lines of `buf` from `start`: each ended by `lineBreak` (and a CR
+    /// before it), and with `last` the unended one after them.
+    /// - Returns: where the unused bytes start (the unended line's start, or the end when `last`).
+    private func rows(_ buf: UnsafeBufferPointer<UInt8>, from start: Int, lineBreak: UInt8, last: Bool, line: inout Int,
+                      ranges: inout [Range<Int>],
+                      _ body: (_ line: Int, _ fields: [Range<Int>], _ bytes: UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Int {
+        var i = start
+        let n = buf.count
+        while i < n {
+            guard let found = memchr(buf.baseAddress! + i, Int32(lineBreak), n - i) else {
+                if !last { return i }
+                try row(buf, i..<n, line: line, ranges: &ranges, body)
+                return n
+            }
+            let end = buf.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            try row(buf, i..<end, line: line, ranges: &ranges, body)
+            i = end + 1
+            line += 1
+        }
+        return n
+    }
+
+    @inline(__always)
+    private func row(_ buf: UnsafeBufferPointer<UInt8>, _ text: Range<Int>, line: Int, ranges: inout [Range<Int>],
+                     _ body: (_ line: Int, _ fields: [Range<Int>], _ bytes: UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        var stop = text.upperBound
+        if stop > text.lowerBound && buf[stop - 1] == 0x0D { stop -= 1 }
+        guard stop > text.lowerBound else { return }
+        Self.splitFields(buf, text.lowerBound..<stop, separator: separator, into: &ranges)
+        try body(line, ranges, buf)
     }
 
     /// The byte ranges of the fields of `line` (no line break), in `ranges`. A field that opens with a
@@ -234,7 +387,7 @@ public struct CSVFile: Sendable {
     public func lineNumber(ofRow index: Int) -> Int {
         var row = 0
         var found: Int?
-        forEachRow { line, _, _ in
+        try? forEachRow { line, _, _ in
             if row == index && found == nil { found = line }
             row += 1
         }
@@ -245,8 +398,23 @@ public struct CSVFile: Sendable {
     /// - Throws: `InputError.notANumber` naming the line and column of the first field that is not a number.
     public func numericColumns(_ indices: [Int]) throws -> [[Double]] {
         var out = [[Double]](repeating: [], count: indices.count)
-        let estimate = bytes.count / max(8, header.count * 6)
+        let estimate = size / max(8, header.count * 6)
         for k in out.indices { out[k].reserveCapacity(estimate) }
+        try forEachNumericRow(indices) { _, values in
+            for k in values.indices { out[k].append(values[k]) }
+        }
+        return out
+    }
+
+    /// Calls `body` once per data row with its line and the values of the columns at `indices`, in
+    /// that order (empty or missing fields are NaN): ``numericColumns(_:)`` a row at a time, for a
+    /// pass over a file too long to hold.
+    /// - Throws: what `body` throws, or `InputError.notANumber` naming the line and column of the
+    ///   first field that is not a number.
+    public func forEachNumericRow(_ indices: [Int],
+                                  _ body: (_ line: Int, _ values: UnsafeBufferPointer<Double>) throws -> Void) throws {
+        let values = UnsafeMutableBufferPointer<Double>.allocate(capacity: indices.count)
+        defer { values.deallocate() }
         try forEachRow { line, fields, buf in
             // More fields than the header names: the row does not line up with the columns (a
             // separator inside an unquoted value, a decimal comma), so every value read from it
@@ -259,9 +427,10 @@ public struct CSVFile: Sendable {
                 throw InputError(.notANumber,
                                  "\(source): line \(line) has \(fields.count) fields but the header names \(header.count) columns" + hint)
             }
-            for (k, c) in indices.enumerated() {
+            for k in indices.indices {
+                let c = indices[k]
                 guard c < fields.count else {
-                    out[k].append(.nan)
+                    values[k] = .nan
                     continue
                 }
                 guard let v = CSVFile.parseDouble(buf, fields[c]) else {
@@ -270,16 +439,16 @@ public struct CSVFile: Sendable {
                                      "\(source): line \(line), column '\(header[c])': '\(text.prefix(40))' is not a number"
                                      + (text.contains(",") ? " (a decimal comma? numbers need a decimal point)" : ""))
                 }
-                out[k].append(v)
+                values[k] = v
             }
+            try body(line, UnsafeBufferPointer(values))
         }
-        return out
     }
 
     /// Reads the column at `index` as text, one string per data line ("" where missing).
-    public func stringColumn(_ index: Int) -> [String] {
+    public func stringColumn(_ index: Int) throws -> [String] {
         var out: [String] = []
-        forEachRow { _, fields, buf in
+        try forEachRow { _, fields, buf in
             if index < fields.count {
                 out.append(String(decoding: UnsafeBufferPointer(rebasing: buf[fields[index]]), as: UTF8.self)
                     .trimmingCharacters(in: CharacterSet(charactersIn: " \"")))

@@ -69,7 +69,7 @@ public struct FingertipEvaluation: Sendable {
             }
             // The oximeter's times are on the file's clock; windows count from the first sample.
             truth[0] = truth[0].map { $0 - recording.startTime }
-            let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate, settings: settings)
+            let analysis = try recording.analyse(settings: settings)
             var windows: [Window] = []
             var unscored = 0
             for s in HeartRateReport.windowStarts(duration: recording.coveredDuration, length: window, hop: hop) where s >= skipFirst - 1e-9 {

@@ -220,7 +220,7 @@ public struct MotionLog: Sendable {
         }
 
         // Time: numbers (seconds, or ms/ns by header or magnitude) or date-time text.
-        let timeText = csv.stringColumn(timeIndex)
+        let timeText = try csv.stringColumn(timeIndex)
         var rawTime = [Double](repeating: .nan, count: timeText.count)
         var timeIsDate = false
         for (k, s) in timeText.enumerated() where !s.isEmpty {

@@ -314,8 +314,8 @@ extension MotionEvaluation {
         let csv = try CSVFile(path: file)
         let typeIndex = try csv.requireColumn("exerciseType")
         let timeIndex = try csv.requireColumn("timeStampSaved")
-        let types = csv.stringColumn(typeIndex)
-        let times = csv.stringColumn(timeIndex).map { DateText.seconds($0) ?? .nan }
+        let types = try csv.stringColumn(typeIndex)
+        let times = try csv.stringColumn(timeIndex).map { DateText.seconds($0) ?? .nan }
         // The log's time zero is its first complete row.
         let gx = try csv.numericColumns([try csv.requireColumn("Device: xGravity")])[0]
         guard let first = gx.indices.first(where: { gx[$0].isFinite && times[$0].isFinite }) else { return [] }

@@ -4,9 +4,13 @@ import SignalProcessing
 
 /// A recording for the pulse pipeline read from a CSV file: mean colours of fingertip frames
 /// (`r,g,b` columns) or one PPG column, with times from a `time_s` column or a stated rate.
+///
+/// A CSV file is checked in one pass and its samples are read again from the file each time they are
+/// asked for (``Inputs``), so a day of 100-Hz PPG takes the memory of its results, not of its samples.
 public struct PulseRecording: Sendable {
     public var source: String
-    public var inputs: [PulseInput]
+    /// The samples, times from 0 (the first sample's time is ``startTime``).
+    public var inputs: Inputs
     /// The nominal sample rate, Hz: the median of the sampling intervals, or the stated rate.
     public var sampleRate: Double
     /// Seconds from the first to the last sample.
@@ -24,6 +28,83 @@ public struct PulseRecording: Sendable {
     public var startTime: Double = 0
     /// Corrections made while reading, one sentence each (for a warning).
     public var notes: [String] = []
+
+    /// A recording's samples: held in memory (frames of a video), or read again from their CSV file
+    /// on each pass, with the corrections the checks decided (times from 0, scale, sign).
+    public struct Inputs: Sendable {
+        /// How many samples there are.
+        public let count: Int
+        private let storage: Storage
+
+        private enum Storage: Sendable {
+            case memory([PulseInput])
+            case csv(CSVFile, CSVReading)
+        }
+
+        init(_ inputs: [PulseInput]) {
+            count = inputs.count
+            storage = .memory(inputs)
+        }
+
+        fileprivate init(csv: CSVFile, reading: CSVReading, count: Int) {
+            self.count = count
+            storage = .csv(csv, reading)
+        }
+
+        /// Inputs handed over at a time by ``forEachChunk(_:)``.
+        public static let chunkLength = 4096
+
+        /// Calls `body` with consecutive runs of the samples, in order (all of them at once when they
+        /// are in memory).
+        /// - Throws: what `body` throws; `InputError.unreadable` when the file no longer reads as it
+        ///   did when it was checked (changed or removed since).
+        public func forEachChunk(_ body: ([PulseInput]) throws -> Void) throws {
+            switch storage {
+            case .memory(let inputs):
+                try body(inputs)
+            case .csv(let csv, let reading):
+                var chunk: [PulseInput] = []
+                chunk.reserveCapacity(min(count, Self.chunkLength))
+                var row = 0
+                do {
+                    try csv.forEachNumericRow(reading.columns) { _, values in
+                        guard row < count else { throw InputError(.unreadable, "") }
+                        chunk.append(reading.input(row: row, values))
+                        row += 1
+                        if chunk.count == Self.chunkLength {
+                            try body(chunk)
+                            chunk.removeAll(keepingCapacity: true)
+                        }
+                    }
+                } catch let error as InputError where error.code != .unreadable || error.message.isEmpty {
+                    throw InputError(.unreadable, "\(csv.source): the file changed after it was checked (\(error.message.isEmpty ? "more rows" : error.message))")
+                }
+                guard row == count else {
+                    throw InputError(.unreadable, "\(csv.source): the file changed after it was checked (\(row) rows, then \(count))")
+                }
+                if !chunk.isEmpty { try body(chunk) }
+            }
+        }
+
+        /// Every sample, in order.
+        /// - Throws: as ``forEachChunk(_:)``.
+        public func array() throws -> [PulseInput] {
+            if case .memory(let inputs) = storage { return inputs }
+            var all: [PulseInput] = []
+            all.reserveCapacity(count)
+            try forEachChunk { all += $0 }
+            return all
+        }
+    }
+
+    /// Runs the pulse pipeline over the recording (``PulseAnalysis/run(_:sampleRate:settings:observe:)``
+    /// at ``sampleRate``), reading a CSV file's samples a run at a time.
+    /// - Throws: as ``Inputs/forEachChunk(_:)``.
+    public func analyse(settings: PulseAnalyzer.Settings = .init(),
+                        observe: ((PulseEvent) -> Void)? = nil) throws -> PulseAnalysis {
+        try PulseAnalysis.run(sampleRate: sampleRate, settings: settings, expectedCount: inputs.count,
+                              observe: observe) { each in try inputs.forEachChunk(each) }
+    }
 
     /// Loads and validates a recording.
     ///
@@ -64,41 +145,37 @@ public struct PulseRecording: Sendable {
             throw InputError(.missingColumn,
                              "\(src): no time_s (or time_ms) column; give the sample rate with --rate HZ (columns: \(csv.headerDescription))")
         }
-        var cols = try csv.numericColumns((timeColumn.map { [$0] } ?? []) + signalColumns)
+        var reading = CSVReading(columns: (timeColumn.map { [$0] } ?? []) + signalColumns,
+                                 hasTimeColumn: timeColumn != nil,
+                                 millisecondTimes: timeColumn != nil && secondsColumn == nil, rate: rate)
+        // One pass over the rows checks them; the samples are read again when the analysis asks.
+        var scan = SampleScan(channels: signalColumns.count, maximumGap: maximumGap)
+        try csv.forEachNumericRow(reading.columns) { line, values in
+            scan.add(time: reading.time(row: scan.count, values), values: values[(reading.hasTimeColumn ? 1 : 0)...], place: line)
+        }
         var notes: [String] = []
-        if timeColumn != nil && secondsColumn == nil {
-            cols[0] = cols[0].map { $0 / 1000 }
-            notes.append("\(src): times read from time_ms, in milliseconds")
-        }
-        var signal = timeColumn == nil ? cols : Array(cols.dropFirst())
-        let n = signal[0].count
+        if reading.millisecondTimes { notes.append("\(src): times read from time_ms, in milliseconds") }
+        let n = scan.count
         guard n >= 2 else { throw InputError(.tooShort, "\(src): only \(n) data row(s)") }
-        for (k, values) in signal.enumerated() {
-            if let i = values.firstIndex(where: { !PulseAnalyzer.isUsable($0) }) {
-                let what = values[i].isNaN ? "an empty, missing (a short line) or NaN value"
-                    : values[i].isInfinite ? "an infinite value"
-                    : String(format: "the value %g, beyond ±%g (no sensor reads that)", values[i], PulseAnalyzer.maximumMagnitude)
-                throw InputError(.nonFinite, "\(src): line \(csv.lineNumber(ofRow: i)), column '\(csv.header[signalColumns[k]])' has \(what)")
+        for (k, bad) in scan.unusable.enumerated() {
+            if let (line, value) = bad {
+                let what = value.isNaN ? "an empty, missing (a short line) or NaN value"
+                    : value.isInfinite ? "an infinite value"
+                    : String(format: "the value %g, beyond ±%g (no sensor reads that)", value, PulseAnalyzer.maximumMagnitude)
+                throw InputError(.nonFinite, "\(src): line \(line), column '\(csv.header[signalColumns[k]])' has \(what)")
             }
         }
-        var times: [Double]
-        if let rate {
-            guard rate >= 5, rate <= 10_000 else {
-                throw InputError(.badRate, "\(src): --rate \(rate) Hz is outside 5 Hz...10 kHz")
-            }
-            times = timeColumn != nil ? cols[0] : (0..<n).map { Double($0) / rate }
-        } else {
-            times = cols[0]
+        if let rate, !(rate >= 5 && rate <= 10_000) {
+            throw InputError(.badRate, "\(src): --rate \(rate) Hz is outside 5 Hz...10 kHz")
         }
         // Colour means scaled to 0...1 (float images, normalised exports) instead of the 0...255 the
         // pipeline's contact test and colour thresholds use: a fingertip read as a dark, unlit frame
         // and the rate was declined as "signal quality too low". The brightest channel's mean must
         // reach 0.3 (a torch-lit fingertip's red is 0.5-1 of full scale), so a black 0...255
         // recording, whose means stay near 0, is left as it is.
-        if column == nil, let largest = signal.lazy.flatMap({ $0 }).max(), largest <= 1,
-           signal.map(Statistics.mean).max()! >= 0.3,
-           signal.allSatisfy({ $0.allSatisfy { $0 >= 0 } }) {
-            signal = signal.map { $0.map { $0 * 255 } }
+        let largest = scan.highest.max()!
+        if column == nil, largest <= 1, scan.means.max()! >= 0.3, scan.lowest.allSatisfy({ $0 >= 0 }) {
+            reading.scale = 255
             notes.append(String(format: "%@: r,g,b look like 0-1 values (none above %.3g): read as fractions of 255", src, largest))
         }
         // Deeper colour means (10-16-bit sensors and exports): the contact test and the channel-level
@@ -107,18 +184,18 @@ public struct PulseRecording: Sendable {
         // bits that holds the largest value is taken as the full scale. 8-bit means can pass 255:
         // `vitals frames` converts Y'CbCr plane means without clipping, and a saturated red reaches
         // about 434 (Y' 235, Cr 240), so only values above `deeperColourThreshold` count.
-        if column == nil, let largest = signal.lazy.flatMap({ $0 }).max(), largest > Self.deeperColourThreshold,
-           let bits = [10, 12, 14, 16].first(where: { largest <= Double((1 << $0) - 1) }) {
-            let scale = 255 / Double((1 << bits) - 1)
-            signal = signal.map { $0.map { $0 * scale } }
+        else if column == nil, largest > Self.deeperColourThreshold,
+                let bits = [10, 12, 14, 16].first(where: { largest <= Double((1 << $0) - 1) }) {
+            reading.scale = 255 / Double((1 << bits) - 1)
             notes.append(String(format: "%@: r,g,b reach %.6g, beyond 8 bits: read as %d-bit values (0-%d) and scaled to 0-255",
                                 src, largest, bits, (1 << bits) - 1))
         }
-        if column != nil && polarity == .inverted { signal = signal.map { $0.map { -$0 } } }
-        var recording = try validated(source: src, times: times, signal: signal, names: names, rate: rate, maximumGap: maximumGap,
-                                      rateIsStatedBesideTimes: timeColumn != nil, place: { "line \(csv.lineNumber(ofRow: $0))" })
-        recording.notes = notes
-        return recording
+        reading.inverted = column != nil && polarity == .inverted
+        let checked = try scan.checked(source: src, names: names, rate: rate, rateIsStatedBesideTimes: timeColumn != nil,
+                                       scale: reading.scale ?? 1, place: { "line \($0)" })
+        reading.startTime = checked.startTime
+        return PulseRecording(source: src, inputs: Inputs(csv: csv, reading: reading, count: n), sampleRate: checked.sampleRate,
+                              duration: checked.duration, columns: names, gaps: scan.gaps, startTime: checked.startTime, notes: notes)
     }
 
     /// How to read a PPG column's sign. The pipeline takes larger as more blood and times each beat
@@ -155,34 +232,137 @@ public struct PulseRecording: Sendable {
     /// A recording of per-frame mean colours (from a video or a camera), validated like a CSV.
     public static func colors(_ samples: [ColorSample], source: String, maximumGap: Double = 1) throws -> PulseRecording {
         guard samples.count >= 2 else { throw InputError(.tooShort, "\(source): only \(samples.count) frame(s)") }
-        return try validated(source: source, times: samples.map(\.time),
-                             signal: [samples.map(\.red), samples.map(\.green), samples.map(\.blue)],
-                             names: "r,g,b", rate: nil, maximumGap: maximumGap, place: { "frame \($0 + 1)" })
+        var scan = SampleScan(channels: 3, maximumGap: maximumGap)
+        for (i, c) in samples.enumerated() { scan.add(time: c.time, values: [c.red, c.green, c.blue], place: i + 1) }
+        let checked = try scan.checked(source: source, names: "r,g,b", rate: nil, rateIsStatedBesideTimes: false, scale: 1,
+                                       place: { "frame \($0)" })
+        let t0 = checked.startTime
+        let inputs = samples.map { c in
+            PulseInput.color(ColorSample(time: c.time - t0, red: c.red, green: c.green, blue: c.blue))
+        }
+        return PulseRecording(source: source, inputs: Inputs(inputs), sampleRate: checked.sampleRate, duration: checked.duration,
+                              columns: "r,g,b", gaps: scan.gaps, startTime: t0)
+    }
+}
+
+/// How a checked CSV's rows become inputs: which columns, and the corrections the checks decided.
+struct CSVReading: Sendable {
+    /// The time column (when there is one), then the signal's.
+    var columns: [Int]
+    var hasTimeColumn: Bool
+    var millisecondTimes: Bool
+    /// The stated rate, Hz: times for a file without a time column.
+    var rate: Double?
+    /// A factor for colour means not in 0...255; nil leaves them as written.
+    var scale: Double?
+    var inverted = false
+    /// The first sample's time, subtracted from every time.
+    var startTime = 0.0
+
+    init(columns: [Int], hasTimeColumn: Bool, millisecondTimes: Bool, rate: Double?) {
+        self.columns = columns
+        self.hasTimeColumn = hasTimeColumn
+        self.millisecondTimes = millisecondTimes
+        self.rate = rate
     }
 
-    /// Checks times and signal, measures the rate, finds gaps and builds the inputs (times from 0).
-    /// `place` names sample i in messages ("line 12" of a CSV, "frame 11" of a video).
-    static func validated(source src: String, times: [Double], signal: [[Double]], names: String, rate: Double?,
-                          maximumGap: Double, rateIsStatedBesideTimes: Bool = false,
-                          place: (Int) -> String) throws -> PulseRecording {
-        let n = times.count
-        if let i = times.firstIndex(where: { !$0.isFinite }) {
-            throw InputError(.nonFinite, "\(src): \(place(i)), column 'time_s' is empty or not finite")
+    /// Row `row`'s time on the file's clock, seconds.
+    @inline(__always)
+    func time(row: Int, _ values: UnsafeBufferPointer<Double>) -> Double {
+        guard hasTimeColumn else { return Double(row) / rate! }
+        return millisecondTimes ? values[0] / 1000 : values[0]
+    }
+
+    /// Row `row` as an input.
+    @inline(__always)
+    func input(row: Int, _ values: UnsafeBufferPointer<Double>) -> PulseInput {
+        let t = time(row: row, values) - startTime
+        let first = hasTimeColumn ? 1 : 0
+        func value(_ k: Int) -> Double {
+            var v = values[first + k]
+            if let scale { v = v * scale }
+            return inverted ? -v : v
         }
-        var gaps: [(Double, Double)] = []
-        var intervals: [Double] = []
-        intervals.reserveCapacity(n)
-        for i in 1..<n {
-            let dt = times[i] - times[i - 1]
-            if dt <= 0 {
-                throw InputError(.badTimestamps,
-                                 "\(src): \(place(i)): time \(times[i]) s does not increase (previous \(times[i - 1]) s)")
+        if values.count - first == 3 {
+            return .color(ColorSample(time: t, red: value(0), green: value(1), blue: value(2)))
+        }
+        return .ppg(time: t, value: value(0))
+    }
+}
+
+/// What one pass over a recording's samples finds, for its checks: held in memory of the channels'
+/// count, not the samples' (the sampling intervals are counted by value; see ``IntervalMedian``).
+struct SampleScan {
+    let maximumGap: Double
+    private(set) var count = 0
+    private var first = 0.0, previous = 0.0
+    /// Where the first time that is not finite is.
+    private var badTime: Int?
+    /// The first time that does not increase, where it is and the time before it.
+    private var stalled: (place: Int, time: Double, previous: Double)?
+    private(set) var gaps: [(from: Double, to: Double)] = []
+    private var intervals = IntervalMedian()
+    /// Seconds between samples further apart than the minimum rate allows, outside and inside gaps.
+    private var sparse = 0.0, gapTime = 0.0
+    private(set) var lowest: [Double], highest: [Double]
+    private var sums: [Double]
+    /// Per channel, the first value the analysis cannot take, and where.
+    private(set) var unusable: [(place: Int, value: Double)?]
+
+    init(channels: Int, maximumGap: Double) {
+        self.maximumGap = maximumGap
+        lowest = Array(repeating: .infinity, count: channels)
+        highest = Array(repeating: -.infinity, count: channels)
+        sums = Array(repeating: 0, count: channels)
+        unusable = Array(repeating: nil, count: channels)
+    }
+
+    /// Each channel's mean.
+    var means: [Double] { sums.map { $0 / Double(count) } }
+
+    /// Takes the next sample; `place` says where it is (a line, a frame) in messages.
+    mutating func add<C: Collection>(time t: Double, values: C, place: Int) where C.Element == Double {
+        for (k, v) in values.enumerated() {
+            if unusable[k] == nil && !PulseAnalyzer.isUsable(v) { unusable[k] = (place, v) }
+            if v < lowest[k] { lowest[k] = v }
+            if v > highest[k] { highest[k] = v }
+            sums[k] += v
+        }
+        defer { count += 1 }
+        if badTime == nil && !t.isFinite { badTime = place }
+        guard count > 0 else {
+            first = t
+            previous = t
+            return
+        }
+        if badTime == nil && stalled == nil {
+            let dt = t - previous
+            if dt <= 0 { stalled = (place, t, previous) }
+            if dt > maximumGap { gaps.append((previous - first, t - first)) }
+            intervals.add(dt)
+            // A hair of tolerance: times i / 5 Hz differ by 0.2 s plus or minus rounding, and a
+            // recording at exactly the minimum rate was refused as irregular.
+            if dt > (1 / PulseRecording.minimumRate) * (1 + 1e-9) {
+                if dt > maximumGap { gapTime += dt } else { sparse += dt }
             }
-            if dt > maximumGap { gaps.append((times[i - 1] - times[0], times[i] - times[0])) }
-            intervals.append(dt)
         }
-        let measured = 1 / intervals.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
-        if let rate, rateIsStatedBesideTimes, !(abs(measured - rate) <= statedRateTolerance * rate) {
+        previous = t
+    }
+
+    /// Checks times and values (in this order: times finite and increasing, a stated rate against
+    /// the times, the rate's range, the sampling's regularity, the length, flatness) and measures the
+    /// rate. `scale` is the factor the values will be read with; `place` names a sample's place.
+    func checked(source src: String, names: String, rate: Double?, rateIsStatedBesideTimes: Bool, scale: Double,
+                 place: (Int) -> String) throws -> (sampleRate: Double, duration: Double, startTime: Double) {
+        if let badTime {
+            throw InputError(.nonFinite, "\(src): \(place(badTime)), column 'time_s' is empty or not finite")
+        }
+        if let stalled {
+            throw InputError(.badTimestamps,
+                             "\(src): \(place(stalled.place)): time \(stalled.time) s does not increase (previous \(stalled.previous) s)")
+        }
+        let measured = 1 / intervals.median()
+        if let rate, rateIsStatedBesideTimes, !(abs(measured - rate) <= PulseRecording.statedRateTolerance * rate) {
             // The pipeline would be set up for one rate and fed samples at another.
             throw InputError(.badRate, String(format: "%@: --rate %g Hz contradicts the time_s column (%.3g Hz); leave out --rate, the times are used",
                                               src, rate, measured))
@@ -195,16 +375,11 @@ public struct PulseRecording: Sendable {
                 ? " (are the times in milliseconds? time_s must be seconds)" : ""
             throw InputError(.badRate, String(format: "%@: sample rate %.3g Hz is outside 5 Hz...10 kHz%@", src, sampleRate, hint))
         }
-        let duration = times[n - 1] - times[0]
+        let duration = previous - first
         // Holes shorter than a gap are interpolated across; when much of the recording is such holes
         // the pulse between the samples is invented (half the intervals 0.9 s long gave 44 bpm).
-        var sparse = 0.0, gapTime = 0.0
-        // A hair of tolerance: times i / 5 Hz differ by 0.2 s plus or minus rounding, and a recording at
-        // exactly the minimum rate was refused as irregular.
-        for dt in intervals where dt > (1 / minimumRate) * (1 + 1e-9) {
-            if dt > maximumGap { gapTime += dt } else { sparse += dt }
-        }
-        if sparse > maximumSparseFraction * (duration - gapTime) {
+        let minimumRate = PulseRecording.minimumRate
+        if sparse > PulseRecording.maximumSparseFraction * (duration - gapTime) {
             throw InputError(.badTimestamps, String(
                 format: "%@: %.0f %% of the recording lies between samples more than %.1f s apart (the %g Hz minimum rate); the sampling is too irregular to find a pulse",
                 src, 100 * sparse / (duration - gapTime), 1 / minimumRate, minimumRate))
@@ -212,28 +387,69 @@ public struct PulseRecording: Sendable {
         guard duration >= 2 else {
             throw InputError(.tooShort, String(format: "%@: %.2f s of signal; at least 2 s are needed", src, duration))
         }
-        for (k, values) in signal.enumerated() {
-            let lo = values.min()!, hi = values.max()!
-            if signal.count == 1 || k == 0 {
-                // One flat colour channel (a clipped red) is normal; all flat is not.
-                let allFlat = signal.allSatisfy { $0.min()! == $0.max()! }
-                if lo == hi && allFlat {
-                    throw InputError(.flatSignal, "\(src): the signal (\(names)) is flat: no pulse to measure")
-                }
-            }
+        // One flat colour channel (a clipped red) is normal; all flat is not. (Scaling keeps order,
+        // so the scaled extremes are the extremes scaled.)
+        if zip(lowest, highest).allSatisfy({ $0 * scale == $1 * scale }) {
+            throw InputError(.flatSignal, "\(src): the signal (\(names)) is flat: no pulse to measure")
         }
-        let t0 = times[0]
-        var inputs: [PulseInput] = []
-        inputs.reserveCapacity(n)
-        if signal.count == 3 {
-            for i in 0..<n {
-                inputs.append(.color(ColorSample(time: times[i] - t0, red: signal[0][i], green: signal[1][i], blue: signal[2][i])))
-            }
-        } else {
-            for i in 0..<n { inputs.append(.ppg(time: times[i] - t0, value: signal[0][i])) }
-        }
-        return PulseRecording(source: src, inputs: inputs, sampleRate: sampleRate, duration: duration,
-                              columns: names, gaps: gaps, startTime: t0)
+        return (sampleRate, duration, first)
     }
 }
 
+/// The median of positive values seen one at a time, exact, in memory of their distinct values: a
+/// time column written at a fixed step has a handful of distinct intervals however long it is. Past
+/// `distinctLimit` distinct values (times with jitter) the values themselves are kept.
+struct IntervalMedian {
+    private var counts: [Double: Int] = [:]
+    private var values: [Double]?
+    private var count = 0
+    /// The latest value and how many times it came in a row, not yet in `counts`.
+    private var run: (value: Double, count: Int)?
+    static let distinctLimit = 1 << 16
+
+    mutating func add(_ x: Double) {
+        count += 1
+        if values != nil {
+            values!.append(x)
+        } else if run?.value == x {
+            run!.count += 1
+        } else {
+            flushRun()
+            run = (x, 1)
+        }
+    }
+
+    private mutating func flushRun() {
+        guard let r = run else { return }
+        run = nil
+        if values != nil {
+            values!.append(contentsOf: repeatElement(r.value, count: r.count))
+            return
+        }
+        counts[r.value, default: 0] += r.count
+        if counts.count > Self.distinctLimit {
+            values = counts.flatMap { repeatElement($0.key, count: $0.value) }
+            counts = [:]
+        }
+    }
+
+    /// The median (the mean of the two middle values for an even count), as
+    /// `Statistics.selectMedian` gives it; NaN with no values.
+    func median() -> Double {
+        var all = self
+        all.flushRun()
+        if var values = all.values { return values.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) } }
+        guard count > 0 else { return .nan }
+        let sorted = all.counts.sorted { $0.key < $1.key }
+        func value(at rank: Int) -> Double {
+            var seen = 0
+            for (v, c) in sorted {
+                seen += c
+                if seen > rank { return v }
+            }
+            return .nan
+        }
+        let upper = value(at: count / 2)
+        return count % 2 == 1 ? upper : (value(at: count / 2 - 1) + upper) / 2
+    }
+}

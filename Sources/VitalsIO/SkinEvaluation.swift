@@ -54,7 +54,7 @@ public struct SkinEvaluation: Sendable {
             let truthCSV = try CSVFile(path: (folder as NSString).appendingPathComponent("truth.csv"))
             let videoColumn = try truthCSV.requireColumn("video")
             let rates = try truthCSV.numericColumns([try truthCSV.requireColumn("hr_bpm")])[0]
-            let videos = truthCSV.stringColumn(videoColumn).map { $0.trimmingCharacters(in: .whitespaces) }
+            let videos = try truthCSV.stringColumn(videoColumn).map { $0.trimmingCharacters(in: .whitespaces) }
             guard !rates.isEmpty else { throw InputError(.empty, "\(truthCSV.source): no videos listed") }
             for row in rates.indices {
                 let video = videos[row]

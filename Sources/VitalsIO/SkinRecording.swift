@@ -25,8 +25,8 @@ public struct SkinRecording: Sendable {
     /// - Throws: `InputError` when there is no region, or the regions' frames differ in number or time.
     public init(source: String, regions: [(name: String, recording: PulseRecording)]) throws {
         guard let first = regions.first else { throw InputError(.badOption, "\(source): no skin region to analyse") }
-        let colors = regions.map { region in
-            region.recording.inputs.compactMap { input -> ColorSample? in
+        let colors = try regions.map { region in
+            try region.recording.inputs.array().compactMap { input -> ColorSample? in
                 if case .color(let c) = input { return c }
                 return nil
             }

@@ -71,7 +71,7 @@ public struct VideoEvaluation: Sendable {
                     path: url.path, options: .init(maxDimension: maxDimension), tiles: tileGrid)
                 let recording = try PulseRecording.colors(means.samples, source: url.path)
                 result.seconds = recording.duration
-                let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate)
+                let analysis = try recording.analyse()
                 result.estimatedBPM = analysis.heartRate?.bpm
                 result.confidence = analysis.heartRate?.confidence
                 result.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9

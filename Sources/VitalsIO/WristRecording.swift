@@ -41,9 +41,9 @@ public struct WristRecording: Sendable {
         // Each PPG column goes through the recording checks (times, values, flatness, gaps).
         let recordings = try ppgColumns.map { try PulseRecording.load(csv, column: $0, rate: rate) }
         let first = recordings[0]
-        let times = first.inputs.map(\.time)
-        let ppg = recordings.map { r in
-            r.inputs.map { input -> Double in
+        let times = try first.inputs.array().map(\.time)
+        let ppg = try recordings.map { r in
+            try r.inputs.array().map { input -> Double in
                 if case .ppg(_, let v) = input { return v }
                 return .nan
             }

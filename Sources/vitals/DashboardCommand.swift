@@ -110,16 +110,17 @@ struct DashboardCommand: AsyncParsableCommand {
             return (LiveInputs(simulated: settings, limit: seconds), settings.frameRate,
                     .init(source: "simulated finger, \(bpm.formatted()) bpm\(lifts)", speed: speed, contactSensing: true))
         }
-        let recording = try CLIError.wrap {
-            try FingertipInput.load(path: input, column: column, rate: rate, polarity: polarity).recording
+        let (recording, inputs) = try CLIError.wrap {
+            let recording = try FingertipInput.load(path: input, column: column, rate: rate, polarity: polarity).recording
+            return (recording, try recording.inputs.array())
         }
         FingertipInput.warnAbout(recording)
         var contactSensing = false
-        if case .color = recording.inputs.first { contactSensing = true }
+        if case .color = inputs.first { contactSensing = true }
         let name = URL(fileURLWithPath: input).lastPathComponent
         let description = String(format: "%@ (%@, %.1f s at %.1f Hz)%@", name, recording.columns, recording.duration,
                                  recording.sampleRate, loop ? ", looped" : "")
-        return (LiveInputs(recording: recording.inputs, period: recording.coveredDuration, loop: loop, limit: seconds),
+        return (LiveInputs(recording: inputs, period: recording.coveredDuration, loop: loop, limit: seconds),
                 recording.sampleRate,
                 .init(source: description, speed: speed, contactSensing: contactSensing))
     }

@@ -145,19 +145,20 @@ struct HeartRate: ParsableCommand {
             display?.observe(event)
             waveform?.observe(event)
         }
-        let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate, observe: observe)
+        let analysis = try CLIError.wrap { try recording.analyse(observe: observe) }
         display?.finish(analysis)
         let hrv = HRVReport.json(analysis.hrv)
         let windowSpec = window.map { ($0, hop ?? $0) }
         if let window, window > recording.coveredDuration + 1e-9 {
             warn(String(format: "--window %g s is longer than the %.1f-s recording: no windows", window, recording.duration))
         }
-        let document = HeartRateReport.json(input: bundled ? "bundled:a103l-ppg-60s.csv" : path, recording: recording,
-                                            analysis: analysis, hrv: hrv, window: windowSpec, videoDecoding: loaded.decoding)
         if json {
+            // Built only here: a day's beats make it 24 MB of text.
+            let document = HeartRateReport.json(input: bundled ? "bundled:a103l-ppg-60s.csv" : path, recording: recording,
+                                                analysis: analysis, hrv: hrv, window: windowSpec, videoDecoding: loaded.decoding)
             print(document.serialized())
         } else {
-            printSummary(recording: recording, analysis: analysis, report: document, windows: windowSpec)
+            printSummary(recording: recording, analysis: analysis, hrv: hrv, windows: windowSpec)
         }
         if let report, let waveform {
             let html = HeartRateHTMLReport.html(input: bundled ? "bundled: PhysioNet a103l finger PPG, first 60 s" : path,
@@ -315,7 +316,7 @@ struct HeartRate: ParsableCommand {
         }
     }
 
-    private func printSummary(recording: PulseRecording, analysis: PulseAnalysis, report: JSON,
+    private func printSummary(recording: PulseRecording, analysis: PulseAnalysis, hrv: JSON,
                               windows: (Double, Double)?) {
         print(String(format: "%@: %.1f s at %.1f Hz (%@)", recording.source, recording.duration, recording.sampleRate, recording.columns))
         if let hr = analysis.heartRate {
@@ -342,7 +343,7 @@ struct HeartRate: ParsableCommand {
             let runs = analysis.rejections.flatRuns
             print("            \(runs) run\(runs == 1 ? "" : "s") of identical samples (a clipped or disconnected sensor?): no beat taken after each for as long as it lasted, up to \(PulseAnalyzer.Settings().clippingHoldoff.formatted()) s")
         }
-        if case .object(let fields) = report, let hrv = fields.first(where: { $0.0 == "hrv" })?.1, case .object(let m) = hrv {
+        if case .object(let m) = hrv {
             let pick = ["rmssd", "sdnn", "pnn50", "lf/hf", "breathingrate"]
             let parts = m.filter { pick.contains($0.0) }.map { k, v -> String in
                 if case .number(let x) = v { return String(format: "%@ %.3g", k, x) }

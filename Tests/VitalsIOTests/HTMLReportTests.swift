@@ -68,7 +68,7 @@ import Testing
         let frames = finger.inputs(duration: 40).compactMap { if case .color(let c) = $0 { c } else { nil } }
         let recording = try PulseRecording.colors(frames, source: "finger <1>.csv")
         let waveform = HeartRateHTMLReport.Waveform(duration: recording.coveredDuration)
-        let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate, observe: waveform.observe)
+        let analysis = try recording.analyse(observe: waveform.observe)
         let bpm = try #require(analysis.heartRate?.bpm)
         #expect(abs(bpm - 75) < 2)
         #expect(waveform.samples.count == 4 && waveform.samples[0].count > 100)
@@ -93,7 +93,7 @@ import Testing
         let text = "time_s,ppg\n" + (0..<3000).map { "\(Double($0) / 100),\(Double.random(in: -1...1, using: &rng))" }.joined(separator: "\n")
         let recording = try PulseRecording.load(try CSVFile(bytes: Array(text.utf8), source: "noise.csv"), column: "ppg", rate: nil)
         let waveform = HeartRateHTMLReport.Waveform(duration: recording.coveredDuration)
-        let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate, observe: waveform.observe)
+        let analysis = try recording.analyse(observe: waveform.observe)
         #expect(analysis.heartRate == nil)
         let html = HeartRateHTMLReport.html(input: "noise.csv", recording: recording, analysis: analysis, waveform: waveform)
         #expect(html.contains("– <small>bpm</small>") && html.contains("declined"))

@@ -26,7 +26,7 @@ import Testing
         let text = "time_s,ppg\n" + (0..<500).map { "\(100 + Double($0) / 50),\(sin(Double($0) / 5))" }.joined(separator: "\n")
         let r = try load(text)
         #expect(abs(r.sampleRate - 50) < 1e-9)
-        #expect(r.inputs.first?.time == 0)
+        #expect(try r.inputs.array().first?.time == 0)
         #expect(abs(r.duration - 9.98) < 1e-9)
     }
 
@@ -41,8 +41,8 @@ import Testing
         let bytes = try load(csv(1), column: nil), fractions = try load(csv(1 / 255), column: nil)
         #expect(bytes.notes.isEmpty)
         #expect(fractions.notes.count == 1 && fractions.notes[0].contains("0-1 values"))
-        let a = PulseAnalysis.run(bytes.inputs, sampleRate: bytes.sampleRate).heartRate
-        let b = PulseAnalysis.run(fractions.inputs, sampleRate: fractions.sampleRate).heartRate
+        let a = try bytes.analyse().heartRate
+        let b = try fractions.analyse().heartRate
         #expect(a != nil && b != nil && abs(a!.bpm - b!.bpm) < 0.5)
     }
 
@@ -58,7 +58,7 @@ import Testing
         // about 434): they are left as they are.
         let unclipped = try load("time_s,r,g,b\n" + (0..<300).map { "\(Double($0) / 30),\(300 + 5 * sin(Double($0) / 4)),-0.5,20" }.joined(separator: "\n"), column: nil)
         #expect(unclipped.notes.isEmpty)
-        for (input, frame) in zip(r.inputs, frames) {
+        for (input, frame) in zip(try r.inputs.array(), frames) {
             guard case .color(let c) = input else { Issue.record("expected colour"); return }
             #expect(abs(c.red - frame.red) < 1e-9 && abs(c.blue - frame.blue) < 1e-9)
         }
@@ -84,16 +84,16 @@ import Testing
         let upright = try PulseRecording.load(csv(1), column: "ppg")
         let inverted = try PulseRecording.load(csv(-1), column: "ppg")
         let turned = try PulseRecording.load(csv(-1), column: "ppg", polarity: .inverted)
-        let beats = { (r: PulseRecording) in PulseAnalysis.run(r.inputs, sampleRate: r.sampleRate).beats.map(\.time) }
-        #expect(beats(turned) == beats(upright))
-        #expect(beats(inverted) != beats(upright))
+        let beats = { (r: PulseRecording) in try r.analyse().beats.map(\.time) }
+        #expect(try beats(turned) == beats(upright))
+        #expect(try beats(inverted) != beats(upright))
     }
 
     @Test func colourColumnsMakeColourInputs() throws {
         let text = "time_s,r,g,b\n" + (0..<100).map { "\(Double($0) / 30),250,\(30 + sin(Double($0))),20" }.joined(separator: "\n")
         let r = try load(text, column: nil)
         #expect(r.columns == "r,g,b")
-        guard case .color(let c) = r.inputs[0] else {
+        guard case .color(let c) = try r.inputs.array()[0] else {
             Issue.record("expected colour input")
             return
         }
@@ -213,7 +213,7 @@ import Testing
         var g = SplitMix64(seed: 5)
         let text = "time_s,ppg\n" + (0..<900).map { "\(Double($0) / 30),\(g.gaussian())" }.joined(separator: "\n")
         let recording = try load(text)
-        let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate)
+        let analysis = try recording.analyse()
         #expect(analysis.heartRate == nil)
         #expect(HRVReport.json(analysis.hrv) != .null)  // what would have been reported
         let report = HeartRateReport.json(input: "t.csv", recording: recording, analysis: analysis,
@@ -258,7 +258,7 @@ import Testing
             return "\(time),\(v)"
         }
         let recording = try load("time_s,ppg\n" + rows.joined(separator: "\n"))
-        let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate)
+        let analysis = try recording.analyse()
         let report = HeartRateReport.json(input: "t.csv", recording: recording, analysis: analysis,
                                           hrv: HRVReport.json(analysis.hrv), window: nil)
         guard case .object(let fields) = report, case .array(let beats)? = fields.first(where: { $0.0 == "beats" })?.1,

@@ -53,7 +53,7 @@ func tiledClip(seconds: Double = 20, stepEvery: Int? = nil, seed: UInt64 = 5) th
         #expect(tiles.changes.count == 599)
         #expect(abs(tiles.clippedTileFraction - 0.75) < 1e-12)
         let recording = try PulseRecording.colors(means.samples, source: path)
-        let analysis = PulseAnalysis.run(recording.inputs, sampleRate: recording.sampleRate)
+        let analysis = try recording.analyse()
         let evidence = VideoPulseEvidence(video: means, analysis: analysis)
         #expect(evidence.frameStep == nil)
         let top = try #require(evidence.peaks.first)

@@ -1,0 +1,128 @@
+import Foundation
+import PulseDetection
+import SignalProcessing
+import Testing
+@testable import VitalsIO
+
+/// A CSV named by path is read from disk a block at a time (``CSVFile/blockSize``) and a pulse
+/// recording's samples are read again when asked for: the rows, samples, analyses and errors must be
+/// those of the same text held in memory.
+@Suite struct StreamedRecordingTests {
+    private func temporaryFile(_ bytes: [UInt8], _ name: String = "stream") throws -> String {
+        let path = NSTemporaryDirectory() + "vitals-\(name)-\(UUID().uuidString).csv"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// A pulse at 72 bpm sampled at `rate` for `seconds`, with blank lines here and there; long
+    /// enough that rows straddle block boundaries.
+    private func ppgText(seconds: Double, rate: Double, lineEnd: String = "\n") -> String {
+        var text = "time_s,ppg" + lineEnd
+        for i in 0..<Int(seconds * rate) {
+            let t = Double(i) / rate
+            text += String(format: "%.3f,%.6f", t, sin(2 * .pi * 1.2 * t) + 0.1 * sin(2 * .pi * 0.25 * t)) + lineEnd
+            if i % 9_973 == 0 { text += lineEnd }
+        }
+        return text
+    }
+
+    private func rows(_ csv: CSVFile) throws -> [String] {
+        var out: [String] = []
+        try csv.forEachRow { line, fields, buf in
+            out.append("\(line):" + fields.map { String(decoding: UnsafeBufferPointer(rebasing: buf[$0]), as: UTF8.self) }.joined(separator: "|"))
+        }
+        return out
+    }
+
+    /// LF, CRLF and CR-only line ends, a byte-order mark, and no line end after the last row: the same
+    /// rows with the same line numbers from disk (over several blocks) as from memory.
+    @Test func rowsFromDiskAreTheRowsFromMemory() throws {
+        for (lineEnd, prefix, trailing) in [("\n", "", true), ("\r\n", "", true), ("\r", "", false), ("\n", "\u{FEFF}", false)] {
+            var text = prefix + ppgText(seconds: 2600, rate: 50, lineEnd: lineEnd)
+            if !trailing { text.removeLast(lineEnd.count) }
+            let bytes = Array(text.utf8)
+            #expect(bytes.count > 2 * CSVFile.blockSize)
+            let path = try temporaryFile(bytes)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let disk = try CSVFile(path: path), memory = try CSVFile(bytes: bytes, source: path)
+            #expect(disk.header == ["time_s", "ppg"])
+            let fromDisk = try rows(disk)
+            #expect(fromDisk.count == 130_000)
+            #expect(fromDisk == (try rows(memory)))
+            #expect(disk.lineNumber(ofRow: 129_999) == memory.lineNumber(ofRow: 129_999))
+        }
+    }
+
+    /// A day-long recording is not held: its samples come from the file run by run, and the analysis
+    /// is the one of the same samples in memory.
+    @Test func aRecordingReadFromItsFileAnalysesAsInMemory() throws {
+        let bytes = Array(ppgText(seconds: 900, rate: 100).utf8)
+        let path = try temporaryFile(bytes)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let streamed = try PulseRecording.load(path: path, column: "ppg")
+        let held = try PulseRecording.load(try CSVFile(bytes: bytes, source: path), column: "ppg")
+        #expect(streamed.inputs.count == 90_000)
+        var chunks = 0
+        try streamed.inputs.forEachChunk { chunk in
+            chunks += 1
+            #expect(chunk.count <= PulseRecording.Inputs.chunkLength)
+        }
+        #expect(chunks == (90_000 + PulseRecording.Inputs.chunkLength - 1) / PulseRecording.Inputs.chunkLength)
+        let inputs = try streamed.inputs.array()
+        #expect(inputs == (try held.inputs.array()))
+        let a = try streamed.analyse(), b = PulseAnalysis.run(inputs, sampleRate: held.sampleRate)
+        #expect(a.beats.count > 1000)
+        #expect(a.beats == b.beats)
+        #expect(a.rates == b.rates)
+        #expect(a.hrv?.intervals == b.hrv?.intervals && a.hrv?.measures.rmssd == b.hrv?.measures.rmssd)
+    }
+
+    /// A file that changes between its check and its analysis is an error, not a shorter analysis.
+    @Test func aFileChangedAfterItsCheckIsAnError() throws {
+        let text = ppgText(seconds: 60, rate: 50)
+        let path = try temporaryFile(Array(text.utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let recording = try PulseRecording.load(path: path, column: "ppg")
+        try Data(text.utf8.prefix(text.utf8.count / 2)).write(to: URL(fileURLWithPath: path))
+        #expect { try recording.analyse() } throws: { error in
+            (error as? InputError)?.code == .unreadable && "\(error)".contains("changed after it was checked")
+        }
+        try Data((text + "60.000,0.5\n").utf8).write(to: URL(fileURLWithPath: path))
+        #expect { try recording.inputs.array() } throws: { error in "\(error)".contains("changed after it was checked") }
+    }
+
+    /// The exact median of the sampling intervals, from their distinct values, is the one a selection
+    /// over all of them gives: for few distinct values (a fixed step) and past the limit (jitter).
+    @Test func theIntervalMedianIsExact() {
+        var generator = SystemRandomNumberGenerator()
+        for (count, distinct) in [(1, 1), (2, 2), (1_001, 3), (1_000, 3), (200_000, 150_000), (200_001, 0), (200_000, 0)] {
+            var median = IntervalMedian()
+            var all: [Double] = []
+            for _ in 0..<count {
+                let x = distinct == 0 ? Double.random(in: 0.01...0.02, using: &generator)
+                    : 0.01 + Double(Int.random(in: 0..<distinct, using: &generator)) * 1e-9
+                median.add(x)
+                all.append(x)
+            }
+            let expected = all.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
+            #expect(median.median() == expected, "\(count) values, \(distinct) distinct")
+        }
+        #expect(IntervalMedian().median().isNaN)
+    }
+
+    /// A pipe cannot be read twice: its text is read into memory, and reads as a file does.
+    @Test func aPipeIsReadWhole() throws {
+        let text = ppgText(seconds: 30, rate: 50)
+        let pipe = Pipe()
+        let writer = Thread {
+            pipe.fileHandleForWriting.write(Data(text.utf8))
+            try? pipe.fileHandleForWriting.close()
+        }
+        writer.start()
+        let path = "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)"
+        guard FileManager.default.fileExists(atPath: path) else { return }  // no /dev/fd here
+        let fromPipe = try PulseRecording.load(path: path, column: "ppg")
+        let held = try PulseRecording.load(try CSVFile(bytes: Array(text.utf8), source: path), column: "ppg")
+        #expect(try fromPipe.inputs.array() == held.inputs.array())
+    }
+}
