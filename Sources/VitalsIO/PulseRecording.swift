@@ -124,78 +124,130 @@ public struct PulseRecording: Sendable {
 
     public static func load(_ csv: CSVFile, column: String? = nil, rate: Double? = nil,
                             maximumGap: Double = 1, polarity: Polarity = .asRecorded) throws -> PulseRecording {
-        let src = csv.source
-        var signalColumns: [Int]
-        var names: String
-        if let column {
-            signalColumns = [try csv.requireColumn(column)]
-            names = csv.header[signalColumns[0]]
-        } else if let r = csv.columnIndex("r", "red"), let g = csv.columnIndex("g", "green"),
-                  let b = csv.columnIndex("b", "blue") {
-            signalColumns = [r, g, b]
-            names = "r,g,b"
-        } else {
-            throw InputError(.missingColumn,
-                             "\(src): no r,g,b colour columns; name the signal column with --column (columns: \(csv.headerDescription))")
+        let plan = try Plan(csv, column: column, rate: rate)
+        // One pass over the rows checks them; the samples are read again when the analysis asks.
+        var scan = SampleScan(channels: plan.signalColumns.count, maximumGap: maximumGap)
+        let first = plan.reading.hasTimeColumn ? 1 : 0
+        try csv.forEachNumericRow(plan.reading.columns) { line, values in
+            scan.add(time: plan.reading.time(row: scan.count, values.first), values: values[first...], place: line)
         }
-        // Times in seconds, or in milliseconds from a `time_ms` column.
-        let secondsColumn = csv.columnIndex("time_s")
-        let timeColumn = secondsColumn ?? csv.columnIndex("time_ms")
-        if timeColumn == nil && rate == nil {
-            throw InputError(.missingColumn,
-                             "\(src): no time_s (or time_ms) column; give the sample rate with --rate HZ (columns: \(csv.headerDescription))")
+        return try plan.recording(scan, polarity: polarity, place: { "line \($0)" })
+    }
+
+    /// Reads PPG columns of `csv` together with the columns named `alongside` (a wrist's
+    /// accelerometer), in one pass over the file: each PPG column checked as ``load(_:column:rate:maximumGap:polarity:)``
+    /// checks it (polarity as recorded).
+    /// - Returns: the recordings (their samples in memory), and the `alongside` columns' values.
+    static func load(_ csv: CSVFile, columns: [String], alongside: [String], rate: Double?,
+                     maximumGap: Double = 1) throws -> (recordings: [PulseRecording], alongside: [[Double]]) {
+        let plans = try columns.map { try Plan(csv, column: $0, rate: rate) }
+        let time = plans[0].reading.hasTimeColumn ? [plans[0].reading.columns[0]] : []
+        let others = try alongside.map { try csv.requireColumn($0) }
+        let values = try csv.numericColumns(time + plans.map { $0.signalColumns[0] } + others)
+        let times = time.isEmpty ? nil : values[0]
+        let recordings = try plans.enumerated().map { k, plan in
+            var scan = SampleScan(channels: 1, maximumGap: maximumGap)
+            let signal = values[time.count + k]
+            for i in signal.indices {
+                scan.add(time: plan.reading.time(row: i, times?[i]), values: CollectionOfOne(signal[i]), place: i)
+            }
+            var recording = try plan.recording(scan, polarity: .asRecorded, place: { "line \(csv.lineNumber(ofRow: $0))" })
+            let t0 = recording.startTime
+            recording.inputs = Inputs(signal.indices.map { i in
+                .ppg(time: plan.reading.time(row: i, times?[i]) - t0, value: signal[i])
+            })
+            return recording
         }
-        var reading = CSVReading(columns: (timeColumn.map { [$0] } ?? []) + signalColumns,
+        return (recordings, Array(values.suffix(alongside.count)))
+    }
+
+    /// Which columns of a CSV make a recording and how they are read: what is known before a row.
+    private struct Plan {
+        let csv: CSVFile
+        let column: String?
+        let rate: Double?
+        var reading: CSVReading
+        let signalColumns: [Int]
+        let names: String
+
+        /// - Throws: `InputError` for a missing column (naming those that exist) or no time.
+        init(_ csv: CSVFile, column: String?, rate: Double?) throws {
+            let src = csv.source
+            self.csv = csv
+            self.column = column
+            self.rate = rate
+            if let column {
+                signalColumns = [try csv.requireColumn(column)]
+                names = csv.header[signalColumns[0]]
+            } else if let r = csv.columnIndex("r", "red"), let g = csv.columnIndex("g", "green"),
+                      let b = csv.columnIndex("b", "blue") {
+                signalColumns = [r, g, b]
+                names = "r,g,b"
+            } else {
+                throw InputError(.missingColumn,
+                                 "\(src): no r,g,b colour columns; name the signal column with --column (columns: \(csv.headerDescription))")
+            }
+            // Times in seconds, or in milliseconds from a `time_ms` column.
+            let secondsColumn = csv.columnIndex("time_s")
+            let timeColumn = secondsColumn ?? csv.columnIndex("time_ms")
+            if timeColumn == nil && rate == nil {
+                throw InputError(.missingColumn,
+                                 "\(src): no time_s (or time_ms) column; give the sample rate with --rate HZ (columns: \(csv.headerDescription))")
+            }
+            reading = CSVReading(columns: (timeColumn.map { [$0] } ?? []) + signalColumns,
                                  hasTimeColumn: timeColumn != nil,
                                  millisecondTimes: timeColumn != nil && secondsColumn == nil, rate: rate)
-        // One pass over the rows checks them; the samples are read again when the analysis asks.
-        var scan = SampleScan(channels: signalColumns.count, maximumGap: maximumGap)
-        try csv.forEachNumericRow(reading.columns) { line, values in
-            scan.add(time: reading.time(row: scan.count, values), values: values[(reading.hasTimeColumn ? 1 : 0)...], place: line)
         }
-        var notes: [String] = []
-        if reading.millisecondTimes { notes.append("\(src): times read from time_ms, in milliseconds") }
-        let n = scan.count
-        guard n >= 2 else { throw InputError(.tooShort, "\(src): only \(n) data row(s)") }
-        for (k, bad) in scan.unusable.enumerated() {
-            if let (line, value) = bad {
-                let what = value.isNaN ? "an empty, missing (a short line) or NaN value"
-                    : value.isInfinite ? "an infinite value"
-                    : String(format: "the value %g, beyond ±%g (no sensor reads that)", value, PulseAnalyzer.maximumMagnitude)
-                throw InputError(.nonFinite, "\(src): line \(line), column '\(csv.header[signalColumns[k]])' has \(what)")
+
+        /// The recording whose rows `scan` has seen (its samples left in the file), after the checks
+        /// of values, rate and times. `place` names a place the scan recorded ("line 12").
+        func recording(_ scan: SampleScan, polarity: Polarity, place: (Int) -> String) throws -> PulseRecording {
+            let src = csv.source
+            var reading = self.reading
+            var notes: [String] = []
+            if reading.millisecondTimes { notes.append("\(src): times read from time_ms, in milliseconds") }
+            let n = scan.count
+            guard n >= 2 else { throw InputError(.tooShort, "\(src): only \(n) data row(s)") }
+            for (k, bad) in scan.unusable.enumerated() {
+                if let (at, value) = bad {
+                    let what = value.isNaN ? "an empty, missing (a short line) or NaN value"
+                        : value.isInfinite ? "an infinite value"
+                        : String(format: "the value %g, beyond ±%g (no sensor reads that)", value, PulseAnalyzer.maximumMagnitude)
+                    throw InputError(.nonFinite, "\(src): \(place(at)), column '\(csv.header[signalColumns[k]])' has \(what)")
+                }
             }
+            if let rate, !(rate >= 5 && rate <= 10_000) {
+                throw InputError(.badRate, "\(src): --rate \(rate) Hz is outside 5 Hz...10 kHz")
+            }
+            // Colour means scaled to 0...1 (float images, normalised exports) instead of the 0...255 the
+            // pipeline's contact test and colour thresholds use: a fingertip read as a dark, unlit frame
+            // and the rate was declined as "signal quality too low". The brightest channel's mean must
+            // reach 0.3 (a torch-lit fingertip's red is 0.5-1 of full scale), so a black 0...255
+            // recording, whose means stay near 0, is left as it is.
+            let largest = scan.highest.max()!
+            if column == nil, largest <= 1, scan.means.max()! >= 0.3, scan.lowest.allSatisfy({ $0 >= 0 }) {
+                reading.scale = 255
+                notes.append(String(format: "%@: r,g,b look like 0-1 values (none above %.3g): read as fractions of 255", src, largest))
+            }
+            // Deeper colour means (10-16-bit sensors and exports): the contact test and the channel-level
+            // floor are in 0...255 units, and 16-bit means brought back near-black channels' ripple as
+            // confident 60-bpm answers (MTHS subject 22, scaled x257). The smallest of 10, 12, 14 or 16
+            // bits that holds the largest value is taken as the full scale. 8-bit means can pass 255:
+            // `vitals frames` converts Y'CbCr plane means without clipping, and a saturated red reaches
+            // about 434 (Y' 235, Cr 240), so only values above `deeperColourThreshold` count.
+            else if column == nil, largest > PulseRecording.deeperColourThreshold,
+                    let bits = [10, 12, 14, 16].first(where: { largest <= Double((1 << $0) - 1) }) {
+                reading.scale = 255 / Double((1 << bits) - 1)
+                notes.append(String(format: "%@: r,g,b reach %.6g, beyond 8 bits: read as %d-bit values (0-%d) and scaled to 0-255",
+                                    src, largest, bits, (1 << bits) - 1))
+            }
+            reading.inverted = column != nil && polarity == .inverted
+            let checked = try scan.checked(source: src, names: names, rate: rate, rateIsStatedBesideTimes: reading.hasTimeColumn,
+                                           scale: reading.scale ?? 1, place: place)
+            reading.startTime = checked.startTime
+            return PulseRecording(source: src, inputs: Inputs(csv: csv, reading: reading, count: n), sampleRate: checked.sampleRate,
+                                  duration: checked.duration, columns: names, gaps: scan.gaps, startTime: checked.startTime, notes: notes)
         }
-        if let rate, !(rate >= 5 && rate <= 10_000) {
-            throw InputError(.badRate, "\(src): --rate \(rate) Hz is outside 5 Hz...10 kHz")
-        }
-        // Colour means scaled to 0...1 (float images, normalised exports) instead of the 0...255 the
-        // pipeline's contact test and colour thresholds use: a fingertip read as a dark, unlit frame
-        // and the rate was declined as "signal quality too low". The brightest channel's mean must
-        // reach 0.3 (a torch-lit fingertip's red is 0.5-1 of full scale), so a black 0...255
-        // recording, whose means stay near 0, is left as it is.
-        let largest = scan.highest.max()!
-        if column == nil, largest <= 1, scan.means.max()! >= 0.3, scan.lowest.allSatisfy({ $0 >= 0 }) {
-            reading.scale = 255
-            notes.append(String(format: "%@: r,g,b look like 0-1 values (none above %.3g): read as fractions of 255", src, largest))
-        }
-        // Deeper colour means (10-16-bit sensors and exports): the contact test and the channel-level
-        // floor are in 0...255 units, and 16-bit means brought back near-black channels' ripple as
-        // confident 60-bpm answers (MTHS subject 22, scaled x257). The smallest of 10, 12, 14 or 16
-        // bits that holds the largest value is taken as the full scale. 8-bit means can pass 255:
-        // `vitals frames` converts Y'CbCr plane means without clipping, and a saturated red reaches
-        // about 434 (Y' 235, Cr 240), so only values above `deeperColourThreshold` count.
-        else if column == nil, largest > Self.deeperColourThreshold,
-                let bits = [10, 12, 14, 16].first(where: { largest <= Double((1 << $0) - 1) }) {
-            reading.scale = 255 / Double((1 << bits) - 1)
-            notes.append(String(format: "%@: r,g,b reach %.6g, beyond 8 bits: read as %d-bit values (0-%d) and scaled to 0-255",
-                                src, largest, bits, (1 << bits) - 1))
-        }
-        reading.inverted = column != nil && polarity == .inverted
-        let checked = try scan.checked(source: src, names: names, rate: rate, rateIsStatedBesideTimes: timeColumn != nil,
-                                       scale: reading.scale ?? 1, place: { "line \($0)" })
-        reading.startTime = checked.startTime
-        return PulseRecording(source: src, inputs: Inputs(csv: csv, reading: reading, count: n), sampleRate: checked.sampleRate,
-                              duration: checked.duration, columns: names, gaps: scan.gaps, startTime: checked.startTime, notes: notes)
     }
 
     /// How to read a PPG column's sign. The pipeline takes larger as more blood and times each beat
@@ -266,17 +318,17 @@ struct CSVReading: Sendable {
         self.rate = rate
     }
 
-    /// Row `row`'s time on the file's clock, seconds.
+    /// Row `row`'s time on the file's clock, seconds, from the time column's `value`.
     @inline(__always)
-    func time(row: Int, _ values: UnsafeBufferPointer<Double>) -> Double {
-        guard hasTimeColumn else { return Double(row) / rate! }
-        return millisecondTimes ? values[0] / 1000 : values[0]
+    func time(row: Int, _ value: Double?) -> Double {
+        guard hasTimeColumn, let value else { return Double(row) / rate! }
+        return millisecondTimes ? value / 1000 : value
     }
 
     /// Row `row` as an input.
     @inline(__always)
     func input(row: Int, _ values: UnsafeBufferPointer<Double>) -> PulseInput {
-        let t = time(row: row, values) - startTime
+        let t = time(row: row, values.first) - startTime
         let first = hasTimeColumn ? 1 : 0
         func value(_ k: Int) -> Double {
             var v = values[first + k]

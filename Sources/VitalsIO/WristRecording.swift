@@ -38,8 +38,9 @@ public struct WristRecording: Sendable {
         if let repeated = all.first(where: { name in all.filter { $0 == name }.count > 1 }) {
             throw InputError(.badOption, "\(src): the column '\(repeated)' is named more than once among the PPG and motion columns")
         }
-        // Each PPG column goes through the recording checks (times, values, flatness, gaps).
-        let recordings = try ppgColumns.map { try PulseRecording.load(csv, column: $0, rate: rate) }
+        // Each PPG column goes through the recording checks (times, values, flatness, gaps); the file
+        // is read once for all the columns.
+        let (recordings, axes) = try PulseRecording.load(csv, columns: ppgColumns, alongside: motionColumns, rate: rate)
         let first = recordings[0]
         let times = try first.inputs.array().map(\.time)
         let ppg = try recordings.map { r in
@@ -48,7 +49,6 @@ public struct WristRecording: Sendable {
                 return .nan
             }
         }
-        let axes = try csv.numericColumns(try motionColumns.map { try csv.requireColumn($0) })
         for (k, values) in axes.enumerated() {
             if let i = values.firstIndex(where: { !PulseAnalyzer.isUsable($0) }) {
                 let what = values[i].isFinite

@@ -126,3 +126,39 @@ import Testing
         #expect(try fromPipe.inputs.array() == held.inputs.array())
     }
 }
+
+/// A wrist recording's PPG columns and accelerometer come from one pass over the file; each PPG
+/// column is what the recording checks read from it alone, and each column's faults are named.
+@Suite struct WristRecordingLoadTests {
+    private func csv(_ rows: Int, ppg2: (Int) -> String = { String(sin(Double($0) / 7)) },
+                     ax: (Int) -> String = { String(cos(Double($0) / 9)) }) throws -> CSVFile {
+        var text = "time_ms,ppg1,ppg2,ax,ay,az\n"
+        for i in 0..<rows { text += "\(1000 + 8 * i),\(sin(Double(i) / 5)),\(ppg2(i)),\(ax(i)),0.1,1\n" }
+        return try CSVFile(bytes: Array(text.utf8), source: "w.csv")
+    }
+
+    @Test func columnsReadTogetherAreTheColumnsReadAlone() throws {
+        let file = try csv(2_000)
+        let wrist = try WristRecording.load(file, ppgColumns: ["ppg1", "ppg2"], motionColumns: ["ax", "ay", "az"], rate: nil)
+        for (k, name) in ["ppg1", "ppg2"].enumerated() {
+            let alone = try PulseRecording.load(file, column: name)
+            let inputs = try alone.inputs.array()
+            #expect(wrist.times == inputs.map(\.time))
+            #expect(wrist.ppg[k] == inputs.map { if case .ppg(_, let v) = $0 { v } else { .nan } })
+            #expect(wrist.sampleRate == alone.sampleRate && wrist.startTime == alone.startTime && wrist.notes == alone.notes)
+        }
+        #expect(wrist.startTime == 1)
+        #expect(wrist.acceleration[9] == SIMD3(cos(1), 0.1, 1))
+    }
+
+    @Test func eachColumnsFaultIsNamed() throws {
+        let load = { (file: CSVFile) in
+            try WristRecording.load(file, ppgColumns: ["ppg1", "ppg2"], motionColumns: ["ax", "ay", "az"], rate: nil)
+        }
+        #expect { try load(try csv(2_000, ppg2: { _ in "3" })) } throws: { "\($0)".contains("the signal (ppg2) is flat") }
+        #expect { try load(try csv(2_000, ppg2: { $0 == 40 ? "" : "1" })) } throws: { "\($0)".contains("line 42, column 'ppg2'") }
+        #expect { try load(try csv(2_000, ax: { $0 == 7 ? "nan" : "1" })) } throws: { "\($0)".contains("line 9, column 'ax'") }
+        #expect { try WristRecording.load(try csv(100), ppgColumns: ["ppg1"], motionColumns: ["ax", "ay", "bz"], rate: nil) }
+            throws: { "\($0)".contains("column 'bz' not found") }
+    }
+}
