@@ -38,6 +38,31 @@ func readInputFile(_ path: String) throws -> [UInt8] {
     return [UInt8](data)
 }
 
+/// The first `count` bytes of the input file at `path` (fewer for a shorter file), for recognising
+/// its layout before reading it.
+/// - Throws: as ``readInputFile(_:)``.
+func readInputHead(_ path: String, count: Int = 512) throws -> [UInt8] {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        throw InputError(.fileNotFound, "\(path): no such file")
+    }
+    guard !isDirectory.boolValue else {
+        throw InputError(.unreadable, "\(path): is a directory, not a file")
+    }
+    guard let handle = FileHandle(forReadingAtPath: path) else { throw InputError(.unreadable, "\(path): cannot be read") }
+    defer { try? handle.close() }
+    do {
+        return [UInt8](try handle.read(upToCount: count) ?? Data())
+    } catch {
+        throw InputError(.unreadable, "\(path): cannot be read")
+    }
+}
+
+/// Whether `path` is a regular file: one that can be read more than once (not a pipe or a device).
+func isRegularFile(_ path: String) -> Bool {
+    ((try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType) == .typeRegular
+}
+
 /// The names of the entries of `directory`, sorted (the evaluations' data folders).
 /// - Throws: `InputError.fileNotFound` when the directory cannot be listed.
 func directoryEntries(_ directory: String) throws -> [String] {
@@ -96,8 +121,7 @@ public struct CSVFile: Sendable {
             throw InputError(.unreadable, "\(path): is a directory, not a file")
         }
         // A pipe or a device cannot be read twice: its text is read into memory.
-        let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
-        guard type == .typeRegular, let handle = FileHandle(forReadingAtPath: path) else {
+        guard isRegularFile(path), let handle = FileHandle(forReadingAtPath: path) else {
             try self.init(bytes: try readInputFile(path), source: path)
             return
         }
@@ -448,15 +472,31 @@ public struct CSVFile: Sendable {
     /// Reads the column at `index` as text, one string per data line ("" where missing).
     public func stringColumn(_ index: Int) throws -> [String] {
         var out: [String] = []
-        try forEachRow { _, fields, buf in
-            if index < fields.count {
-                out.append(String(decoding: UnsafeBufferPointer(rebasing: buf[fields[index]]), as: UTF8.self)
-                    .trimmingCharacters(in: CharacterSet(charactersIn: " \"")))
-            } else {
-                out.append("")
-            }
-        }
+        try forEachText(ofColumn: index) { out.append($1) }
         return out
+    }
+
+    /// Calls `body` once per data row with its line and the text of the column at `index` (spaces and
+    /// double quotes around it trimmed; "" where missing): ``stringColumn(_:)`` a row at a time.
+    public func forEachText(ofColumn index: Int, _ body: (_ line: Int, _ text: String) throws -> Void) throws {
+        try forEachRow { line, fields, buf in
+            guard index < fields.count else { return try body(line, "") }
+            try body(line, String(decoding: UnsafeBufferPointer(rebasing: buf[fields[index]]), as: UTF8.self)
+                .trimmingCharacters(in: CharacterSet(charactersIn: " \"")))
+        }
+    }
+
+    /// The text of data row `row`'s column `index`, as ``stringColumn(_:)`` reads it ("" where the
+    /// row or field is missing or the file can no longer be read). For messages; walks the file up to
+    /// that row.
+    public func text(ofRow row: Int, column index: Int) -> String {
+        var k = 0
+        var found = ""
+        try? forEachText(ofColumn: index) { _, text in
+            if k == row { found = text }
+            k += 1
+        }
+        return found
     }
 
     /// Parses one field as a double; an empty field is NaN, text that is not a number is nil.

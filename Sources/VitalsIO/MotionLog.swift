@@ -152,7 +152,13 @@ public struct MotionLog: Sendable {
     /// - Throws: `InputError` for a missing file, missing columns (the message lists what exists),
     ///   non-numeric fields, time that does not increase, or units that contradict the data.
     public static func read(path: String, options: MotionLogOptions = MotionLogOptions()) throws -> MotionLog {
-        try parse(bytes: try readInputFile(path), source: path, options: options)
+        // A plain CSV is read from its file a block at a time (a day of 50-Hz samples is 140 MB of
+        // text); an annotated one is rewritten in memory first.
+        // (A pipe cannot be read twice: it is read into memory at once.)
+        if try !isRegularFile(path) || InfluxAnnotatedCSV.isAnnotated(readInputHead(path)) {
+            return try parse(bytes: try readInputFile(path), source: path, options: options)
+        }
+        return try parse(try CSVFile(path: path), notes: [], options: options)
     }
 
     /// Parses a motion log already in memory. See `read(path:options:)`.
@@ -164,7 +170,12 @@ public struct MotionLog: Sendable {
             bytes = InfluxAnnotatedCSV.plainCSV(bytes)
             notes.append("read as InfluxDB annotated CSV")
         }
-        let csv = try CSVFile(bytes: bytes, source: source)
+        return try parse(try CSVFile(bytes: bytes, source: source), notes: notes, options: options)
+    }
+
+    private static func parse(_ csv: CSVFile, notes: [String], options: MotionLogOptions) throws -> MotionLog {
+        var notes = notes
+        let source = csv.source
         let header = csv.header
         let keys = header.map(Self.key)
 
@@ -220,19 +231,21 @@ public struct MotionLog: Sendable {
         }
 
         // Time: numbers (seconds, or ms/ns by header or magnitude) or date-time text.
-        let timeText = try csv.stringColumn(timeIndex)
-        var rawTime = [Double](repeating: .nan, count: timeText.count)
+        var rawTime: [Double] = []
         var timeIsDate = false
-        for (k, s) in timeText.enumerated() where !s.isEmpty {
-            if let v = Double(s) {
-                rawTime[k] = v
+        try csv.forEachText(ofColumn: timeIndex) { line, s in
+            var value = Double.nan
+            if s.isEmpty {
+            } else if let v = Double(s) {
+                value = v
             } else if let d = DateText.seconds(s) {
-                rawTime[k] = d
+                value = d
                 timeIsDate = true
             } else {
                 throw InputError(.notANumber,
-                                 "\(source): line \(csv.lineNumber(ofRow: k)), column '\(header[timeIndex])': '\(s.prefix(40))' is neither a number nor a date-time")
+                                 "\(source): line \(line), column '\(header[timeIndex])': '\(s.prefix(40))' is neither a number nor a date-time")
             }
+            rawTime.append(value)
         }
         var timeScaled = timeIsDate
         if !timeIsDate {
@@ -351,7 +364,7 @@ public struct MotionLog: Sendable {
         }
         for k in 1..<keep.count where !(rawTime[keep[k]] > rawTime[keep[k - 1]]) {
             throw InputError(.badTimestamps,
-                             "\(source): time does not increase at line \(csv.lineNumber(ofRow: keep[k])) (\(timeText[keep[k]]) after \(timeText[keep[k - 1]])); sort the log or fix its clock")
+                             "\(source): time does not increase at line \(csv.lineNumber(ofRow: keep[k])) (\(csv.text(ofRow: keep[k], column: timeIndex)) after \(csv.text(ofRow: keep[k - 1], column: timeIndex))); sort the log or fix its clock")
         }
         let t0 = rawTime[keep[0]]
         let time = keep.map { rawTime[$0] - t0 }

@@ -95,8 +95,12 @@ public enum StepLogs {
     /// - Throws: `InputError` for missing files, unknown layouts, non-numbers, time going backwards,
     ///   or fewer than 2 samples.
     public static func read(path: String, options: MotionLogOptions = MotionLogOptions()) throws -> AccelerationRecording {
-        let bytes = try readInputFile(path)
+        // The layout is told from the head; only the fixed layouts are read whole here (a pipe is read
+        // whole at once, as it cannot be read again).
+        let pipe = !isRegularFile(path)
+        let bytes = pipe ? try readInputFile(path) : try readInputHead(path, count: 512)
         let head = String(decoding: bytes.prefix(512), as: UTF8.self)
+        let whole = { pipe ? bytes : try readInputFile(path) }
         // The fixed layouts' columns are their own; their unit (m/s²) gives way to --accel-unit.
         let unusedGiven = !options.columns.isEmpty || options.rotationUnit != nil
         let scale = fixedLayoutScale(options)
@@ -111,17 +115,18 @@ public enum StepLogs {
             return r
         }
         if head.contains("PacketCounter") || head.hasPrefix("Acquisition frequency") {
-            return fixedLayout(try readIPOL(bytes: bytes, source: path, accelerationScale: scale))
+            return fixedLayout(try readIPOL(bytes: try whole(), source: path, accelerationScale: scale))
         }
         let firstLine = head.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         let fields = firstLine.split(separator: ",")
         let numeric = !fields.isEmpty && fields.allSatisfy({ Double($0.trimmingCharacters(in: .whitespaces)) != nil })
         if numeric && fields.count == 5 || isOxfordHeader(firstLine) {
-            return fixedLayout(try readOxford(bytes: bytes, source: path, accelerationScale: scale))
+            return fixedLayout(try readOxford(bytes: try whole(), source: path, accelerationScale: scale))
         }
         if numeric {
             throw InputError(.unsupportedFormat, "\(path): line 1 is \(fields.count) numbers and no header; the headerless layout this reads is Oxford's 5 columns timestamp_ns,sensor_type,x,y,z (a motion CSV log needs a header line)")
         }
+        if pipe { return try recording(from: try MotionLog.parse(bytes: bytes, source: path, options: options), path: path) }
         return try readMotionLog(path: path, options: options)
     }
 
@@ -217,7 +222,10 @@ public enum StepLogs {
     /// else gravity + user acceleration; relative altitude when present.
     /// - Throws: `InputError` from `MotionLog`, or when the log has no acceleration.
     public static func readMotionLog(path: String, options: MotionLogOptions = MotionLogOptions()) throws -> AccelerationRecording {
-        let log = try MotionLog.read(path: path, options: options)
+        try recording(from: try MotionLog.read(path: path, options: options), path: path)
+    }
+
+    private static func recording(from log: MotionLog, path: String) throws -> AccelerationRecording {
         var acc: [Vector3]
         if let a = log.acceleration {
             acc = a

@@ -162,3 +162,40 @@ import Testing
             throws: { "\($0)".contains("column 'bz' not found") }
     }
 }
+
+/// A motion log named by path is parsed from its file a block at a time, its time column without a
+/// string per row: the same log, notes and errors as the same text in memory.
+@Suite struct MotionLogFromFileTests {
+    private func write(_ text: String) throws -> String {
+        let path = NSTemporaryDirectory() + "vitals-motion-\(UUID().uuidString).csv"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    private func log(rows: Int, time: (Int) -> String) -> String {
+        "timeStampSaved,acc_x,acc_y,acc_z\n" + (0..<rows).map { i in
+            "\(time(i)),\(0.1 * sin(Double(i) / 7)),\(0.2 * cos(Double(i) / 5)),\(-1 + 0.3 * sin(Double(i) / 3))\n"
+        }.joined()
+    }
+
+    @Test func aLogFromItsFileIsTheLogFromMemory() throws {
+        for text in [log(rows: 3_000) { String(format: "%.2f", Double($0) / 50) },
+                     log(rows: 3_000) { String(format: "2017-05-03 13:%02d:%02d:%03d", 45 + $0 / 3000, ($0 / 50) % 60, ($0 % 50) * 20) }] {
+            let path = try write(text)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let fromFile = try MotionLog.read(path: path), fromMemory = try MotionLog.parse(bytes: Array(text.utf8), source: path)
+            #expect(fromFile.time == fromMemory.time)
+            #expect(fromFile.acceleration == fromMemory.acceleration)
+            #expect(fromFile.notes == fromMemory.notes)
+            #expect(fromFile.time.count == 3_000)
+        }
+    }
+
+    @Test func aTimeThatGoesBackIsNamedWithBothTexts() throws {
+        let path = try write(log(rows: 500) { $0 == 300 ? "\" 1.50 \"" : String(format: "%.2f", Double($0) / 50) })
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect { try MotionLog.read(path: path) } throws: {
+            "\($0)".contains("time does not increase at line 302 (1.50 after 5.98)")
+        }
+    }
+}
