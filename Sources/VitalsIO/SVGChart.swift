@@ -21,6 +21,8 @@ struct SVGChart {
     var xTickScale = 1.0
     /// Writes an x tick's label (default: the number, as many decimals as the spacing needs).
     var xTickFormat: ((Double) -> String)?
+    /// Whether the y axis has ticks and grid lines (not for signals drawn one above the other in their own units).
+    var yTicks = true
     private var layers: [String] = []
 
     init(width: Double, height: Double, x: ClosedRange<Double>, y: ClosedRange<Double>, xLabel: String, yLabel: String) {
@@ -116,7 +118,7 @@ struct SVGChart {
         s += "<defs><clipPath id=\"\(clip)\"><rect x=\"\(fmt(left))\" y=\"\(fmt(top))\" width=\"\(fmt(plotWidth))\" height=\"\(fmt(plotHeight))\"/></clipPath></defs>"
         // Grid and tick labels.
         var grid = ""
-        for t in Self.ticks(y, count: max(2, Int(plotHeight / 40))) {
+        for t in yTicks ? Self.ticks(y, count: max(2, Int(plotHeight / 40))) : [] {
             grid += "M\(fmt(left)) \(fmt(py(t)))H\(fmt(left + plotWidth))"
             s += "<text x=\"\(fmt(left - 6))\" y=\"\(fmt(py(t) + 4))\" text-anchor=\"end\" fill=\"#555\">\(Self.label(t, range: y))</text>"
         }

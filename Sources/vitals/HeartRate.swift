@@ -64,7 +64,7 @@ struct HeartRate: ParsableCommand {
 
     @Option(help: ArgumentHelp(
         "Also write an HTML report to this file: the rate over time, the waveform with its beats, intervals, Poincaré plot and HRV.",
-        discussion: "One self-contained page (inline SVG, nothing fetched) for the fingertip pipeline: colour means, a PPG --column or a fingertip video."))
+        discussion: "One self-contained page (inline SVG, nothing fetched). With --motion, --skin or --face: each window's rate and confidence, the movement's rate (--motion), stretches of the signals, and why windows were declined."))
     var report: String?
 
     mutating func validate() throws {
@@ -77,9 +77,6 @@ struct HeartRate: ParsableCommand {
         if method != nil && !skin && !face { throw ValidationError("--method applies with --skin or --face") }
         if cascade != nil && !face { throw ValidationError("--cascade applies with --face") }
         if skin && face { throw ValidationError("--skin and --face are two ways to read one input: choose one") }
-        if report != nil && (skin || face || motion != nil) {
-            throw ValidationError("--report draws the fingertip pipeline (colour means, a PPG --column, a fingertip video): not with --skin, --face or --motion")
-        }
         if let report, report.isEmpty { throw ValidationError("--report needs a file name") }
         if face {
             guard let input, VideoFile.hasVideoExtension(input) else {
@@ -170,6 +167,7 @@ struct HeartRate: ParsableCommand {
     /// `--motion`: the wrist tracker over the PPG columns with the accelerometer as the motion reference.
     private func runWrist(path: String, ppg: String, motion: String) throws {
         if VideoFile.hasVideoExtension(path) { throw CLIError("\(path): --motion applies to CSV recordings of a PPG and an accelerometer") }
+        if let report { try checkReportTarget(report, input: path) }
         let names = { (list: String) in list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } }
         let recording = try CLIError.wrap {
             try WristRecording.load(try CSVFile(path: path), ppgColumns: names(ppg), motionColumns: names(motion), rate: rate)
@@ -202,9 +200,9 @@ struct HeartRate: ParsableCommand {
                  ? String(format: "%@: no stretch between the gaps lasts one %g-s window: no rate", path, tracker.windowDuration)
                  : String(format: "%@: %.1f s is shorter than one %g-s window: no rate", path, recording.duration, tracker.windowDuration))
         }
-        let report = recording.report(input: path, estimates: estimates, tracker: tracker)
+        if let report { try writeReport(recording.htmlReport(input: path, estimates: estimates), to: report) }
         if json {
-            print(report.serialized())
+            print(recording.report(input: path, estimates: estimates, tracker: tracker).serialized())
             return
         }
         print(String(format: "%@: %.1f s at %.1f Hz (PPG %@, motion %@)", path, recording.duration, recording.sampleRate,
@@ -229,6 +227,7 @@ struct HeartRate: ParsableCommand {
 
     /// `--skin`: the remote pulse of the colour means (a CSV's or a video's frames).
     private func runSkin(path: String) throws {
+        if let report { try checkReportTarget(report, input: path) }
         let recording = try CLIError.wrap { () throws -> PulseRecording in
             if VideoFile.hasVideoExtension(path) {
                 if rate != nil { throw InputError(.badOption, "\(path): --rate applies to CSV recordings, not to videos") }
@@ -251,6 +250,10 @@ struct HeartRate: ParsableCommand {
         }
         for note in recording.notes { warn(note) }
         noWindowWarning(path: path, analysis, duration: recording.duration, window: settings.windowSeconds)
+        if let report {
+            try writeReport(skinRecording.htmlReport(input: path, heading: "Remote pulse from skin", command: "vitals heart-rate --skin --report",
+                                                     analysis: analysis, pulse: pulse), to: report)
+        }
         if json {
             print(skinRecording.report(input: path, analysis: analysis, pulse: pulse, tracker: settings).serialized())
             return
@@ -262,6 +265,7 @@ struct HeartRate: ParsableCommand {
 
     /// `--face`: the remote pulse of the skin of the face the video shows.
     private func runFace(path: String) throws {
+        if let report { try checkReportTarget(report, input: path) }
         let (classifier, cascadeName) = try Faces.loadCascade(cascade)
         var options = FaceVideoPulse.Options()
         if let method { options.pulse.method = method }
@@ -275,6 +279,10 @@ struct HeartRate: ParsableCommand {
             warn("\(path): no face found in any of its \(frames) frames: no rate")
         } else {
             noWindowWarning(path: path, result.analysis, duration: result.recording.duration, window: options.skinTracker.windowSeconds)
+        }
+        if let report {
+            try writeReport(result.recording.htmlReport(input: path, heading: "Remote pulse from a face", command: "vitals heart-rate --face --report",
+                                                        analysis: result.analysis, pulse: options.pulse), to: report)
         }
         if json {
             guard case .object(var fields) = result.recording.report(input: path, analysis: result.analysis, pulse: options.pulse,

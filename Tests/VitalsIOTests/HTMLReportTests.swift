@@ -1,6 +1,7 @@
 import Foundation
 import MotionAnalysis
 import PulseDetection
+import SignalProcessing
 import Testing
 @testable import VitalsIO
 
@@ -175,5 +176,48 @@ import Testing
         #expect(!html.contains("nan") && !html.contains("inf"))
         let spans = StepsHTMLReport.pausedSpans(analysis.events, end: 60)
         #expect(spans.count == 2 && spans[0].from == 0 && abs(spans[0].to - 5) < 1.5 && abs(spans[1].from - 40) < 2.5 && spans[1].to == 60)
+    }
+}
+
+/// The page of the windowed trackers (`heart-rate --motion|--skin|--face --report`).
+@Suite struct WindowedRateHTMLReportTests {
+    /// A running wrist: a pulse at 150 bpm under an arm swinging at 80 per minute. The page gives the
+    /// rate, the movement's, a strip per stretch with each PPG channel and |a|, and nothing NaN.
+    @Test func aRunningWristGivesACompletePage() throws {
+        let rate = 125.0, n = Int(90 * rate)
+        var text = "time_s,ppg1,ppg2,ax,ay,az\n"
+        for i in 0..<n {
+            let t = Double(i) / rate, pulse = sin(2 * .pi * 2.5 * t), swing = sin(2 * .pi * 80 / 60 * t)
+            text += "\(t),\(pulse + 2 * swing),\(0.8 * pulse + swing),\(swing),\(0.3 * swing),1\n"
+        }
+        let recording = try WristRecording.load(try CSVFile(bytes: Array(text.utf8), source: "run <1>.csv"),
+                                                ppgColumns: ["ppg1", "ppg2"], motionColumns: ["ax", "ay", "az"], rate: nil)
+        let estimates = recording.track(with: try WristRateTracker(sampleRate: rate, channels: 2))
+        let answered = estimates.compactMap(\.bpm)
+        #expect(answered.count >= estimates.count - 1 && answered.allSatisfy { abs($0 - 150) < 3 })
+        let html = recording.htmlReport(input: "run <1>.csv", estimates: estimates)
+        #expect(html.hasPrefix("<!DOCTYPE html>") && html.hasSuffix("</html>\n"))
+        #expect(html.contains("run &lt;1&gt;.csv") && !html.contains("run <1>"))
+        #expect(html.contains(String(format: "%.1f <small>bpm</small>", Statistics.median(answered))))
+        #expect(html.contains("80 <small>per min</small>"))
+        // Two charts of the windows, and four 10-s strips over 90 s.
+        #expect(html.components(separatedBy: "<svg").count - 1 == 2 + 4)
+        #expect(html.contains("PPG ppg2") && html.contains("|acceleration|"))
+        #expect(!html.contains("nan") && !html.contains("NaN") && !html.contains("inf"))
+    }
+
+    /// Every window declined: the page says so, with the reasons counted, and no rate.
+    @Test func declinedWindowsAreCountedByReason() throws {
+        let frames = (0..<600).map { i in ColorSample(time: Double(i) / 30, red: 180, green: 90, blue: 60) }
+        var flat = frames
+        flat[300].green = 91  // not flat to the reader, flat to the pulse
+        let recording = try SkinRecording(source: "skin.csv", regions: [("patch", try PulseRecording.colors(flat, source: "skin.csv"))])
+        let analysis = try recording.analyse()
+        #expect(analysis.heartRate == nil)
+        let html = recording.htmlReport(input: "skin.csv", heading: "Remote pulse from skin", command: "vitals heart-rate --skin --report",
+                                        analysis: analysis, pulse: .init())
+        #expect(html.contains("<div class=\"value\">–</div>"))
+        #expect(html.contains("declined: ") && html.contains("patch green"))
+        #expect(!html.contains("nan") && !html.contains("NaN"))
     }
 }

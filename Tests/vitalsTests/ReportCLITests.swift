@@ -4,9 +4,9 @@ import Testing
 
 @Suite(.enabled(if: vitalsBinary != nil))
 struct ReportCLITests {
-    /// `--report` writes the page beside an unchanged JSON document; a report that would replace
-    /// the recording, one into a missing folder and one for another pipeline are refused with one
-    /// line, before anything is analysed or written.
+    /// `--report` writes the page beside an unchanged JSON document (also with `--skin`); a report
+    /// that would replace the recording (with any pipeline) or go into a missing folder is refused
+    /// with one line, before anything is analysed or written.
     @Test func heartRateWritesAnHTMLReportAndRefusesBadTargets() throws {
         let dir = try scratchFolder("report")
         var finger = SimulatedFinger(settings: SimulatedFinger.Settings())
@@ -28,7 +28,8 @@ struct ReportCLITests {
             (["finger.csv", "--report", "finger.csv"], "same file as the input"),
             (["finger.csv", "--report", "./finger.csv"], "same file as the input"),
             (["finger.csv", "--report", "missing/page.html"], "folder"),
-            (["finger.csv", "--skin", "--report", "x.html"], "--report draws the fingertip pipeline"),
+            (["finger.csv", "--skin", "--report", "finger.csv"], "same file as the input"),
+            (["finger.csv", "--column", "r,g", "--motion", "r,g,b", "--report", "finger.csv"], "same file as the input"),
             (["finger.csv", "--report", ""], "--report needs a file name"),
         ]
         for (arguments, phrase) in cases {
@@ -38,6 +39,13 @@ struct ReportCLITests {
             #expect(bad.stderr.contains(phrase), "\(arguments): \(bad.stderr)")
         }
         #expect(try String(contentsOfFile: dir + "/finger.csv", encoding: .utf8) == text)
+
+        // The remote pulse's page, beside the same JSON.
+        let skin = try vitals(["heart-rate", "finger.csv", "--skin", "--json"], in: dir)
+        let skinRun = try vitals(["heart-rate", "finger.csv", "--skin", "--json", "--report", "skin.html"], in: dir)
+        #expect(skinRun.status == 0 && skinRun.stdout == skin.stdout, "\(skinRun.stderr)")
+        let skinPage = try String(contentsOfFile: dir + "/skin.html", encoding: .utf8)
+        #expect(skinPage.contains("Remote pulse from skin") && skinPage.contains("whole frame green"))
     }
 
     /// `vitals motion --report` writes the page and prints the same summary; the input is never the report.
