@@ -54,7 +54,10 @@ public struct PulseAnalysis: Sendable {
     /// (a day of 100-Hz PPG read from a file): the same analysis as ``run(_:sampleRate:settings:observe:)``
     /// over all the runs' inputs in order.
     /// - Parameters:
+    ///   - sampleRate: the rate of the uniform grid, Hz: the source's nominal frame or sample rate.
+    ///   - settings: the pipeline's settings (defaults as the live monitor uses them).
     ///   - expectedCount: about how many inputs there will be (room for the results is taken once).
+    ///   - observe: called with every event as the live pipeline emits it (for drawing).
     ///   - chunks: calls its argument with each run of inputs, in time order.
     public static func run(sampleRate: Double, settings: PulseAnalyzer.Settings = .init(), expectedCount: Int = 0,
                            observe: ((PulseEvent) -> Void)? = nil,

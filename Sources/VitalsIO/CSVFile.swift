@@ -19,10 +19,9 @@ public struct InputError: Error, CustomStringConvertible, Equatable, Sendable {
     public var description: String { message }
 }
 
-/// The bytes of the input file at `path`.
-/// - Throws: `InputError.fileNotFound` when nothing is there, `.unreadable` for a directory or a file
-///   that cannot be read.
-func readInputFile(_ path: String) throws -> [UInt8] {
+/// Refuses a `path` with nothing there or a directory there.
+/// - Throws: `InputError.fileNotFound` or `.unreadable`.
+private func checkInputPath(_ path: String) throws {
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
         throw InputError(.fileNotFound, "\(path): no such file")
@@ -30,6 +29,13 @@ func readInputFile(_ path: String) throws -> [UInt8] {
     guard !isDirectory.boolValue else {
         throw InputError(.unreadable, "\(path): is a directory, not a file")
     }
+}
+
+/// The bytes of the input file at `path`.
+/// - Throws: `InputError.fileNotFound` when nothing is there, `.unreadable` for a directory or a file
+///   that cannot be read.
+func readInputFile(_ path: String) throws -> [UInt8] {
+    try checkInputPath(path)
     // A pipe (`<(command)`, /dev/stdin) is read to its end through a handle.
     guard let data = FileManager.default.contents(atPath: path)
             ?? FileHandle(forReadingAtPath: path).flatMap({ try? $0.readToEnd() ?? Data() }) else {
@@ -42,13 +48,7 @@ func readInputFile(_ path: String) throws -> [UInt8] {
 /// its layout before reading it.
 /// - Throws: as ``readInputFile(_:)``.
 func readInputHead(_ path: String, count: Int = 512) throws -> [UInt8] {
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-        throw InputError(.fileNotFound, "\(path): no such file")
-    }
-    guard !isDirectory.boolValue else {
-        throw InputError(.unreadable, "\(path): is a directory, not a file")
-    }
+    try checkInputPath(path)
     guard let handle = FileHandle(forReadingAtPath: path) else { throw InputError(.unreadable, "\(path): cannot be read") }
     defer { try? handle.close() }
     do {
@@ -113,13 +113,7 @@ public struct CSVFile: Sendable {
     /// memory) and reads its header line; the rows are read when asked for.
     /// - Throws: `InputError` when the file is missing, empty, binary or has no header.
     public init(path: String) throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw InputError(.fileNotFound, "\(path): no such file")
-        }
-        guard !isDirectory.boolValue else {
-            throw InputError(.unreadable, "\(path): is a directory, not a file")
-        }
+        try checkInputPath(path)
         // A pipe or a device cannot be read twice: its text is read into memory.
         guard isRegularFile(path), let handle = FileHandle(forReadingAtPath: path) else {
             try self.init(bytes: try readInputFile(path), source: path)

@@ -63,12 +63,16 @@ public struct PulseRecording: Sendable {
             case .memory(let inputs):
                 try body(inputs)
             case .csv(let csv, let reading):
+                struct MoreRows: Error {}
+                func changed(_ what: String) -> InputError {
+                    InputError(.unreadable, "\(csv.source): the file changed after it was checked (\(what))")
+                }
                 var chunk: [PulseInput] = []
                 chunk.reserveCapacity(min(count, Self.chunkLength))
                 var row = 0
                 do {
                     try csv.forEachNumericRow(reading.columns) { _, values in
-                        guard row < count else { throw InputError(.unreadable, "") }
+                        guard row < count else { throw MoreRows() }
                         chunk.append(reading.input(row: row, values))
                         row += 1
                         if chunk.count == Self.chunkLength {
@@ -76,12 +80,13 @@ public struct PulseRecording: Sendable {
                             chunk.removeAll(keepingCapacity: true)
                         }
                     }
-                } catch let error as InputError where error.code != .unreadable || error.message.isEmpty {
-                    throw InputError(.unreadable, "\(csv.source): the file changed after it was checked (\(error.message.isEmpty ? "more rows" : error.message))")
+                } catch is MoreRows {
+                    throw changed("more than its \(count) rows")
+                } catch let error as InputError where error.code == .notANumber {
+                    // The rows were checked: one that no longer reads was written since.
+                    throw changed(error.message)
                 }
-                guard row == count else {
-                    throw InputError(.unreadable, "\(csv.source): the file changed after it was checked (\(row) rows, then \(count))")
-                }
+                guard row == count else { throw changed("\(row) rows, then \(count)") }
                 if !chunk.isEmpty { try body(chunk) }
             }
         }
