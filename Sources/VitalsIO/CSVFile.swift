@@ -58,9 +58,34 @@ func readInputHead(_ path: String, count: Int = 512) throws -> [UInt8] {
     }
 }
 
-/// Whether `path` is a regular file: one that can be read more than once (not a pipe or a device).
-func isRegularFile(_ path: String) -> Bool {
-    ((try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType) == .typeRegular
+/// Whether `path` is a regular file, or a link to one: a file that can be read more than once (not a
+/// pipe or a device).
+func isRegularFile(_ path: String) -> Bool { FileStamp(path)?.isRegular == true }
+
+/// What tells cheaply whether a file's contents changed between two passes over it: its size and
+/// modification time (of the file a link leads to).
+struct FileStamp: Equatable, Sendable {
+    let size: Int
+    let modified: timespec
+    let isRegular: Bool
+
+    /// The stamp of `path` now; nil when it cannot be looked at.
+    init?(_ path: String) {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        size = Int(st.st_size)
+        #if canImport(Darwin)
+        modified = st.st_mtimespec
+        #else
+        modified = st.st_mtim
+        #endif
+        isRegular = (st.st_mode & S_IFMT) == S_IFREG
+    }
+
+    static func == (a: FileStamp, b: FileStamp) -> Bool {
+        a.size == b.size && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
+            && a.isRegular == b.isRegular
+    }
 }
 
 /// The names of the entries of `directory`, sorted (the evaluations' data folders).
@@ -94,15 +119,16 @@ public struct CSVFile: Sendable {
     private enum Body: Sendable {
         /// The whole text (line breaks as LF).
         case memory([UInt8])
-        /// A regular file read a block at a time; `lineBreak` is LF, or CR for a file without any LF.
-        case file(path: String, size: Int, lineBreak: UInt8)
+        /// A regular file read a block at a time, as it was when checked (`stamp`); `lineBreak` is LF,
+        /// or CR for a file without any LF.
+        case file(path: String, stamp: FileStamp, lineBreak: UInt8)
     }
 
     /// The text's length in bytes.
     private var size: Int {
         switch body {
         case .memory(let bytes): bytes.count
-        case .file(_, let size, _): size
+        case .file(_, let stamp, _): stamp.size
         }
     }
 
@@ -115,7 +141,7 @@ public struct CSVFile: Sendable {
     public init(path: String) throws {
         try checkInputPath(path)
         // A pipe or a device cannot be read twice: its text is read into memory.
-        guard isRegularFile(path), let handle = FileHandle(forReadingAtPath: path) else {
+        guard let stamp = FileStamp(path), stamp.isRegular, let handle = FileHandle(forReadingAtPath: path) else {
             try self.init(bytes: try readInputFile(path), source: path)
             return
         }
@@ -141,12 +167,13 @@ public struct CSVFile: Sendable {
                 if !hasCR { hasCR = memchr(raw.baseAddress!, 0x0D, raw.count) != nil }
             }
         }
+        guard size == stamp.size, FileStamp(path) == stamp else { throw Self.changed(path) }
         // Lines ended by CR alone (classic Mac OS, some spreadsheet exports) read as LF-ended lines.
         let lineBreak: UInt8 = !hasLF && hasCR ? 0x0D : 0x0A
         try Self.checkText(blank: blank, hasZero: hasZero, head: head, source: path)
         let parsed = try Self.parseHeader(try Self.firstLine(of: path, handle: handle, lineBreak: lineBreak),
                                           source: path, hasHeader: true)
-        self.init(header: parsed.names, source: path, body: .file(path: path, size: size, lineBreak: lineBreak),
+        self.init(header: parsed.names, source: path, body: .file(path: path, stamp: stamp, lineBreak: lineBreak),
                   bodyStart: parsed.lineEnd + 1, hasHeader: true, separator: parsed.separator)
     }
 
@@ -190,6 +217,11 @@ public struct CSVFile: Sendable {
         self.init(header: hasHeader ? parsed.names : parsed.names.indices.map(String.init), source: source,
                   body: .memory(bytes), bodyStart: hasHeader ? min(parsed.lineEnd + 1, bytes.count) : parsed.start,
                   hasHeader: hasHeader, separator: parsed.separator)
+    }
+
+    /// The error for a file that changed between two passes over it.
+    private static func changed(_ source: String) -> InputError {
+        InputError(.unreadable, "\(source): the file changed while it was being read; read it again when it is complete")
     }
 
     /// Refuses text that is blank, binary or UTF-16, from what a pass over it found (`head`: its
@@ -302,21 +334,25 @@ public struct CSVFile: Sendable {
             _ = try bytes.withUnsafeBufferPointer { buf in
                 try rows(buf, from: bodyStart, lineBreak: 0x0A, last: true, line: &line, ranges: &ranges, body)
             }
-        case .file(let path, _, let lineBreak):
-            guard let handle = FileHandle(forReadingAtPath: path) else {
-                throw InputError(.unreadable, "\(source): cannot be read")
-            }
+        case .file(let path, let stamp, let lineBreak):
+            // Each pass reads the file as it was checked, or says it changed: columns read in two
+            // passes of a file cut or rewritten between them would not line up.
+            guard FileStamp(path) == stamp, let handle = FileHandle(forReadingAtPath: path) else { throw Self.changed(source) }
             defer { try? handle.close() }
             var buffer: [UInt8] = []
             buffer.reserveCapacity(Self.blockSize)
             var offset = 0  // bytes of the file before buffer[0]
+            var total = 0
             var done = false
             while !done {
                 let block: Data
                 do { block = try handle.read(upToCount: Self.blockSize) ?? Data() } catch {
                     throw InputError(.unreadable, "\(source): cannot be read (\(error.localizedDescription))")
                 }
+                total += block.count
                 done = block.isEmpty
+                // Before the last line goes out: a file cut short ends in a line cut short.
+                if done || total > stamp.size, !(total == stamp.size && FileStamp(path) == stamp) { throw Self.changed(source) }
                 buffer += block
                 // The header's bytes are skipped as they arrive.
                 let from = max(0, bodyStart - offset)

@@ -86,7 +86,7 @@ public struct PulseRecording: Sendable {
                     // The rows were checked: one that no longer reads was written since.
                     throw changed(error.message)
                 }
-                guard row == count else { throw changed("\(row) rows, then \(count)") }
+                guard row == count else { throw changed("\(count) rows when checked, \(row) now") }
                 if !chunk.isEmpty { try body(chunk) }
             }
         }
@@ -140,30 +140,30 @@ public struct PulseRecording: Sendable {
     }
 
     /// Reads PPG columns of `csv` together with the columns named `alongside` (a wrist's
-    /// accelerometer), in one pass over the file: each PPG column checked as ``load(_:column:rate:maximumGap:polarity:)``
-    /// checks it (polarity as recorded).
-    /// - Returns: the recordings (their samples in memory), and the `alongside` columns' values.
-    static func load(_ csv: CSVFile, columns: [String], alongside: [String], rate: Double?,
-                     maximumGap: Double = 1) throws -> (recordings: [PulseRecording], alongside: [[Double]]) {
+    /// accelerometer), in one pass over the file: each PPG column checked as
+    /// ``load(_:column:rate:maximumGap:polarity:)`` checks it (polarity as recorded).
+    /// - Returns: the first PPG column's recording (its times, rate, gaps and notes are every
+    ///   column's; its samples stay in the file), the times from its first sample, each PPG
+    ///   column's values and the `alongside` columns' values.
+    static func load(_ csv: CSVFile, columns: [String], alongside: [String], rate: Double?, maximumGap: Double = 1) throws
+    -> (recording: PulseRecording, times: [Double], signals: [[Double]], alongside: [[Double]]) {
         let plans = try columns.map { try Plan(csv, column: $0, rate: rate) }
         let time = plans[0].reading.hasTimeColumn ? [plans[0].reading.columns[0]] : []
         let others = try alongside.map { try csv.requireColumn($0) }
-        let values = try csv.numericColumns(time + plans.map { $0.signalColumns[0] } + others)
-        let times = time.isEmpty ? nil : values[0]
+        var values = try csv.numericColumns(time + plans.map { $0.signalColumns[0] } + others)
+        let fileTimes = time.isEmpty ? nil : values[0]
         let recordings = try plans.enumerated().map { k, plan in
             var scan = SampleScan(channels: 1, maximumGap: maximumGap)
             let signal = values[time.count + k]
             for i in signal.indices {
-                scan.add(time: plan.reading.time(row: i, times?[i]), values: CollectionOfOne(signal[i]), place: i)
+                scan.add(time: plan.reading.time(row: i, fileTimes?[i]), values: CollectionOfOne(signal[i]), place: i)
             }
-            var recording = try plan.recording(scan, polarity: .asRecorded, place: { "line \(csv.lineNumber(ofRow: $0))" })
-            let t0 = recording.startTime
-            recording.inputs = Inputs(signal.indices.map { i in
-                .ppg(time: plan.reading.time(row: i, times?[i]) - t0, value: signal[i])
-            })
-            return recording
+            return try plan.recording(scan, polarity: .asRecorded, place: { "line \(csv.lineNumber(ofRow: $0))" })
         }
-        return (recordings, Array(values.suffix(alongside.count)))
+        let t0 = recordings[0].startTime, reading = plans[0].reading
+        let times = (0..<values[time.count].count).map { reading.time(row: $0, fileTimes?[$0]) - t0 }
+        if !time.isEmpty { values.removeFirst() }
+        return (recordings[0], times, Array(values.prefix(columns.count)), Array(values.suffix(alongside.count)))
     }
 
     /// Which columns of a CSV make a recording and how they are read: what is known before a row.

@@ -40,15 +40,7 @@ public struct WristRecording: Sendable {
         }
         // Each PPG column goes through the recording checks (times, values, flatness, gaps); the file
         // is read once for all the columns.
-        let (recordings, axes) = try PulseRecording.load(csv, columns: ppgColumns, alongside: motionColumns, rate: rate)
-        let first = recordings[0]
-        let times = try first.inputs.array().map(\.time)
-        let ppg = try recordings.map { r in
-            try r.inputs.array().map { input -> Double in
-                if case .ppg(_, let v) = input { return v }
-                return .nan
-            }
-        }
+        let (first, times, ppg, axes) = try PulseRecording.load(csv, columns: ppgColumns, alongside: motionColumns, rate: rate)
         for (k, values) in axes.enumerated() {
             if let i = values.firstIndex(where: { !PulseAnalyzer.isUsable($0) }) {
                 let what = values[i].isFinite

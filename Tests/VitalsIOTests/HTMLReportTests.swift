@@ -221,3 +221,21 @@ import Testing
         #expect(!html.contains("nan") && !html.contains("NaN"))
     }
 }
+
+@Suite struct WindowedRateStripTests {
+    /// Strips lie where there are samples: around a 2-h gap between two 10-min stretches, none in the
+    /// gap, each whole, the first at the start and the last at the end.
+    @Test func stripsStayOutOfGaps() {
+        let gaps = [(from: 600.0, to: 7800.0)]
+        let strips = WindowedRateHTMLReport.strips(duration: 8400, gaps: gaps)
+        #expect(strips.count == 4)
+        for s in strips {
+            #expect(abs(s.to - s.from - 10) < 1e-9)
+            #expect(s.to <= 600 || s.from >= 7800, "\(s)")
+        }
+        #expect(strips.first!.from == 0 && strips.last!.to == 8400)
+        // Back to back in a short recording; one short strip for one shorter than a strip.
+        #expect(WindowedRateHTMLReport.strips(duration: 25, gaps: []).map(\.from) == [0, 10, 20])
+        #expect(WindowedRateHTMLReport.strips(duration: 4, gaps: []).map(\.to) == [4])
+    }
+}

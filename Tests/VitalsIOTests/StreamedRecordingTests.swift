@@ -85,10 +85,18 @@ import Testing
         let recording = try PulseRecording.load(path: path, column: "ppg")
         try Data(text.utf8.prefix(text.utf8.count / 2)).write(to: URL(fileURLWithPath: path))
         #expect { try recording.analyse() } throws: { error in
-            (error as? InputError)?.code == .unreadable && "\(error)".contains("changed after it was checked")
+            (error as? InputError)?.code == .unreadable && "\(error)".contains("the file changed while it was being read")
         }
         try Data((text + "60.000,0.5\n").utf8).write(to: URL(fileURLWithPath: path))
-        #expect { try recording.inputs.array() } throws: { error in "\(error)".contains("changed after it was checked") }
+        #expect { try recording.inputs.array() } throws: { error in "\(error)".contains("the file changed") }
+        // The same length, another value: told by the file's modification time.
+        try Data(text.replacingOccurrences(of: "0.000,", with: "0.001,").utf8).write(to: URL(fileURLWithPath: path))
+        #expect { try recording.analyse() } throws: { error in "\(error)".contains("the file changed") }
+        // A link to a file is read from disk as the file is, not held.
+        let link = path + ".link.csv"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        defer { try? FileManager.default.removeItem(atPath: link) }
+        #expect(isRegularFile(link))
     }
 
     /// The exact median of the sampling intervals, from their distinct values, is the one a selection
