@@ -88,6 +88,53 @@ struct FileStamp: Equatable, Sendable {
     }
 }
 
+/// A file read a block at a time into one buffer, each block after the bytes the last pass over the
+/// buffer kept (a line not yet ended): no copy beyond the kernel's, nothing allocated per block.
+final class FileBlocks {
+    private let descriptor: Int32
+    private var storage: UnsafeMutableBufferPointer<UInt8>
+    /// Bytes in the buffer: kept, then read.
+    private(set) var count = 0
+
+    /// Opens `path` for reading; nil when it cannot be opened.
+    init?(path: String, blockSize: Int) {
+        descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        storage = .allocate(capacity: 2 * blockSize)
+    }
+
+    deinit {
+        _ = close(descriptor)
+        storage.deallocate()
+    }
+
+    /// The bytes in the buffer, valid until the next call.
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: storage[..<count]) }
+
+    /// Drops the buffer's first `n` bytes, keeping the rest at its start.
+    func consume(_ n: Int) {
+        if n < count { memmove(storage.baseAddress!, storage.baseAddress! + n, count - n) }
+        count -= n
+    }
+
+    /// Reads up to `blockSize` more bytes after those kept (the buffer grows when they fill it).
+    /// - Returns: how many were read; 0 at the end of the file.
+    /// - Throws: `InputError.unreadable` for a read that fails.
+    func readMore(_ blockSize: Int, source: String) throws -> Int {
+        if storage.count - count < blockSize {
+            let larger = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 2 * (count + blockSize))
+            if count > 0 { larger.baseAddress!.update(from: storage.baseAddress!, count: count) }
+            storage.deallocate()
+            storage = larger
+        }
+        var n: Int
+        repeat { n = read(descriptor, storage.baseAddress! + count, blockSize) } while n < 0 && errno == EINTR
+        guard n >= 0 else { throw InputError(.unreadable, "\(source): cannot be read (\(String(cString: strerror(errno))))") }
+        count += n
+        return n
+    }
+}
+
 /// The names of the entries of `directory`, sorted (the evaluations' data folders).
 /// - Throws: `InputError.fileNotFound` when the directory cannot be listed.
 func directoryEntries(_ directory: String) throws -> [String] {
@@ -141,7 +188,8 @@ public struct CSVFile: Sendable {
     public init(path: String) throws {
         try checkInputPath(path)
         // A pipe or a device cannot be read twice: its text is read into memory.
-        guard let stamp = FileStamp(path), stamp.isRegular, let handle = FileHandle(forReadingAtPath: path) else {
+        guard let stamp = FileStamp(path), stamp.isRegular, let handle = FileHandle(forReadingAtPath: path),
+              let file = FileBlocks(path: path, blockSize: Self.blockSize) else {
             try self.init(bytes: try readInputFile(path), source: path)
             return
         }
@@ -150,22 +198,15 @@ public struct CSVFile: Sendable {
         var head: [UInt8] = []
         var blank = true, hasZero = false, hasLF = false, hasCR = false
         var size = 0
-        while true {
-            // At the end of the file a read gives nil (or, on some platforms, no bytes).
-            let block: Data
-            do { block = try handle.read(upToCount: Self.blockSize) ?? Data() } catch {
-                throw InputError(.unreadable, "\(path): cannot be read (\(error.localizedDescription))")
-            }
-            if block.isEmpty { break }
-            size += block.count
-            block.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-                let bytes = raw.bindMemory(to: UInt8.self)
-                if head.count < 200 { head += bytes.prefix(200 - head.count) }
-                if blank { blank = bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } }
-                if !hasZero { hasZero = memchr(raw.baseAddress!, 0, raw.count) != nil }
-                if !hasLF { hasLF = memchr(raw.baseAddress!, 0x0A, raw.count) != nil }
-                if !hasCR { hasCR = memchr(raw.baseAddress!, 0x0D, raw.count) != nil }
-            }
+        while try file.readMore(Self.blockSize, source: path) > 0 {
+            let bytes = file.bytes
+            size += bytes.count
+            if head.count < 200 { head += bytes.prefix(200 - head.count) }
+            if blank { blank = bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } }
+            if !hasZero { hasZero = memchr(bytes.baseAddress!, 0, bytes.count) != nil }
+            if !hasLF { hasLF = memchr(bytes.baseAddress!, 0x0A, bytes.count) != nil }
+            if !hasCR { hasCR = memchr(bytes.baseAddress!, 0x0D, bytes.count) != nil }
+            file.consume(bytes.count)
         }
         guard size == stamp.size, FileStamp(path) == stamp else { throw Self.changed(path) }
         // Lines ended by CR alone (classic Mac OS, some spreadsheet exports) read as LF-ended lines.
@@ -337,35 +378,28 @@ public struct CSVFile: Sendable {
         case .file(let path, let stamp, let lineBreak):
             // Each pass reads the file as it was checked, or says it changed: columns read in two
             // passes of a file cut or rewritten between them would not line up.
-            guard FileStamp(path) == stamp, let handle = FileHandle(forReadingAtPath: path) else { throw Self.changed(source) }
-            defer { try? handle.close() }
-            var buffer: [UInt8] = []
-            buffer.reserveCapacity(Self.blockSize)
-            var offset = 0  // bytes of the file before buffer[0]
+            guard FileStamp(path) == stamp, let file = FileBlocks(path: path, blockSize: Self.blockSize) else {
+                throw Self.changed(source)
+            }
+            var offset = 0  // bytes of the file before the buffer's first
             var total = 0
             var done = false
             while !done {
-                let block: Data
-                do { block = try handle.read(upToCount: Self.blockSize) ?? Data() } catch {
-                    throw InputError(.unreadable, "\(source): cannot be read (\(error.localizedDescription))")
-                }
-                total += block.count
-                done = block.isEmpty
+                let n = try file.readMore(Self.blockSize, source: source)
+                total += n
+                done = n == 0
                 // Before the last line goes out: a file cut short ends in a line cut short.
                 if done || total > stamp.size, !(total == stamp.size && FileStamp(path) == stamp) { throw Self.changed(source) }
-                buffer += block
                 // The header's bytes are skipped as they arrive.
                 let from = max(0, bodyStart - offset)
-                guard from <= buffer.count else {
-                    offset += buffer.count
-                    buffer.removeAll(keepingCapacity: true)
+                guard from <= file.count else {
+                    offset += file.count
+                    file.consume(file.count)
                     continue
                 }
-                let used = try buffer.withUnsafeBufferPointer { buf in
-                    try rows(buf, from: from, lineBreak: lineBreak, last: done, line: &line, ranges: &ranges, body)
-                }
+                let used = try rows(file.bytes, from: from, lineBreak: lineBreak, last: done, line: &line, ranges: &ranges, body)
                 // What follows the last complete line waits for the next block.
-                buffer.removeSubrange(0..<used)
+                file.consume(used)
                 offset += used
             }
         }

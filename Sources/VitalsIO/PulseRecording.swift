@@ -39,6 +39,9 @@ public struct PulseRecording: Sendable {
         private enum Storage: Sendable {
             case memory([PulseInput])
             case csv(CSVFile, CSVReading)
+            /// A CSV's rows as the check read them (the reading's columns, row after row): a
+            /// recording short enough is not read twice.
+            case rows([Double], CSVReading)
         }
 
         init(_ inputs: [PulseInput]) {
@@ -46,9 +49,9 @@ public struct PulseRecording: Sendable {
             storage = .memory(inputs)
         }
 
-        fileprivate init(csv: CSVFile, reading: CSVReading, count: Int) {
+        fileprivate init(csv: CSVFile, reading: CSVReading, count: Int, rows: [Double]?) {
             self.count = count
-            storage = .csv(csv, reading)
+            storage = rows.map { .rows($0, reading) } ?? .csv(csv, reading)
         }
 
         /// Inputs handed over at a time by ``forEachChunk(_:)``.
@@ -62,6 +65,19 @@ public struct PulseRecording: Sendable {
             switch storage {
             case .memory(let inputs):
                 try body(inputs)
+            case .rows(let values, let reading):
+                let width = reading.columns.count
+                var chunk: [PulseInput] = []
+                chunk.reserveCapacity(min(count, Self.chunkLength))
+                try values.withUnsafeBufferPointer { all in
+                    for row in 0..<count {
+                        chunk.append(reading.input(row: row, UnsafeBufferPointer(rebasing: all[(row * width)..<((row + 1) * width)])))
+                        if chunk.count == Self.chunkLength || row == count - 1 {
+                            try body(chunk)
+                            chunk.removeAll(keepingCapacity: true)
+                        }
+                    }
+                }
             case .csv(let csv, let reading):
                 struct MoreRows: Error {}
                 func changed(_ what: String) -> InputError {
@@ -129,14 +145,29 @@ public struct PulseRecording: Sendable {
 
     public static func load(_ csv: CSVFile, column: String? = nil, rate: Double? = nil,
                             maximumGap: Double = 1, polarity: Polarity = .asRecorded) throws -> PulseRecording {
+        try load(csv, column: column, rate: rate, maximumGap: maximumGap, polarity: polarity, keptValues: keptValues)
+    }
+
+    /// Most values of a CSV's rows the check keeps for the analysis (8 MB: an hour of 100-Hz PPG
+    /// with its times), so a recording that short is parsed once; a longer one is read again from
+    /// its file, and memory stays flat with length.
+    static let keptValues = 1 << 20
+
+    static func load(_ csv: CSVFile, column: String?, rate: Double?, maximumGap: Double, polarity: Polarity,
+                     keptValues: Int) throws -> PulseRecording {
         let plan = try Plan(csv, column: column, rate: rate)
-        // One pass over the rows checks them; the samples are read again when the analysis asks.
+        // One pass over the rows checks them; the samples are read again when the analysis asks,
+        // unless they were few enough to keep.
         var scan = SampleScan(channels: plan.signalColumns.count, maximumGap: maximumGap)
         let first = plan.reading.hasTimeColumn ? 1 : 0
+        var kept: [Double]? = []
         try csv.forEachNumericRow(plan.reading.columns) { line, values in
             scan.add(time: plan.reading.time(row: scan.count, values.first), values: values[first...], place: line)
+            if kept != nil {
+                if kept!.count + values.count <= keptValues { kept!.append(contentsOf: values) } else { kept = nil }
+            }
         }
-        return try plan.recording(scan, polarity: polarity, place: { "line \($0)" })
+        return try plan.recording(scan, polarity: polarity, keptRows: kept, place: { "line \($0)" })
     }
 
     /// Reads PPG columns of `csv` together with the columns named `alongside` (a wrist's
@@ -204,9 +235,11 @@ public struct PulseRecording: Sendable {
                                  millisecondTimes: timeColumn != nil && secondsColumn == nil, rate: rate)
         }
 
-        /// The recording whose rows `scan` has seen (its samples left in the file), after the checks
-        /// of values, rate and times. `place` names a place the scan recorded ("line 12").
-        func recording(_ scan: SampleScan, polarity: Polarity, place: (Int) -> String) throws -> PulseRecording {
+        /// The recording whose rows `scan` has seen (its samples left in the file, or `keptRows`:
+        /// every row's values of the reading's columns), after the checks of values, rate and times.
+        /// `place` names a place the scan recorded ("line 12").
+        func recording(_ scan: SampleScan, polarity: Polarity, keptRows: [Double]? = nil,
+                       place: (Int) -> String) throws -> PulseRecording {
             let src = csv.source
             var reading = self.reading
             var notes: [String] = []
@@ -250,7 +283,8 @@ public struct PulseRecording: Sendable {
             let checked = try scan.checked(source: src, names: names, rate: rate, rateIsStatedBesideTimes: reading.hasTimeColumn,
                                            scale: reading.scale ?? 1, place: place)
             reading.startTime = checked.startTime
-            return PulseRecording(source: src, inputs: Inputs(csv: csv, reading: reading, count: n), sampleRate: checked.sampleRate,
+            return PulseRecording(source: src, inputs: Inputs(csv: csv, reading: reading, count: n, rows: keptRows),
+                                  sampleRate: checked.sampleRate,
                                   duration: checked.duration, columns: names, gaps: scan.gaps, startTime: checked.startTime, notes: notes)
         }
     }

@@ -5,8 +5,8 @@ import Testing
 @testable import VitalsIO
 
 /// A CSV named by path is read from disk a block at a time (``CSVFile/blockSize``) and a pulse
-/// recording's samples are read again when asked for: the rows, samples, analyses and errors must be
-/// those of the same text held in memory.
+/// recording's samples are read again when asked for (unless few enough to keep from the check): the
+/// rows, samples, analyses and errors must be those of the same text held in memory.
 @Suite struct StreamedRecordingTests {
     private func temporaryFile(_ bytes: [UInt8], _ name: String = "stream") throws -> String {
         let path = NSTemporaryDirectory() + "vitals-\(name)-\(UUID().uuidString).csv"
@@ -59,8 +59,12 @@ import Testing
         let bytes = Array(ppgText(seconds: 900, rate: 100).utf8)
         let path = try temporaryFile(bytes)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let streamed = try PulseRecording.load(path: path, column: "ppg")
+        // Read again from the file (no values kept from the check), and kept from the check.
+        let streamed = try PulseRecording.load(try CSVFile(path: path), column: "ppg", rate: nil, maximumGap: 1,
+                                               polarity: .asRecorded, keptValues: 0)
+        let kept = try PulseRecording.load(path: path, column: "ppg")
         let held = try PulseRecording.load(try CSVFile(bytes: bytes, source: path), column: "ppg")
+        #expect(try kept.inputs.array() == held.inputs.array())
         #expect(streamed.inputs.count == 90_000)
         var chunks = 0
         try streamed.inputs.forEachChunk { chunk in
@@ -82,7 +86,8 @@ import Testing
         let text = ppgText(seconds: 60, rate: 50)
         let path = try temporaryFile(Array(text.utf8))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let recording = try PulseRecording.load(path: path, column: "ppg")
+        let recording = try PulseRecording.load(try CSVFile(path: path), column: "ppg", rate: nil, maximumGap: 1,
+                                                polarity: .asRecorded, keptValues: 0)
         try Data(text.utf8.prefix(text.utf8.count / 2)).write(to: URL(fileURLWithPath: path))
         #expect { try recording.analyse() } throws: { error in
             (error as? InputError)?.code == .unreadable && "\(error)".contains("the file changed while it was being read")
