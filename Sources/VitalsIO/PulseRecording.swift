@@ -44,7 +44,8 @@ public struct PulseRecording: Sendable {
             case rows([Double], CSVReading)
         }
 
-        init(_ inputs: [PulseInput]) {
+        /// Samples held in memory.
+        public init(_ inputs: [PulseInput]) {
             count = inputs.count
             storage = .memory(inputs)
         }

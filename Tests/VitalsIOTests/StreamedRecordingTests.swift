@@ -53,6 +53,20 @@ import Testing
         }
     }
 
+    /// A line longer than the reading buffer (two blocks) grows it: a header and a row of 3 MiB read
+    /// as from memory.
+    @Test func linesLongerThanTheBufferAreRead() throws {
+        let wide = String(repeating: " ", count: 3 << 20)
+        let text = "time_s,\(wide)ppg\n0,1\n0.5,\(wide)2\n1,3\n"
+        let bytes = Array(text.utf8)
+        let path = try temporaryFile(bytes, "wide")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let disk = try CSVFile(path: path), memory = try CSVFile(bytes: bytes, source: path)
+        #expect(disk.header == ["time_s", "ppg"])
+        #expect(try disk.numericColumns([0, 1]) == [[0, 0.5, 1], [1, 2, 3]])
+        #expect(try rows(disk) == rows(memory))
+    }
+
     /// A day-long recording is not held: its samples come from the file run by run, and the analysis
     /// is the one of the same samples in memory.
     @Test func aRecordingReadFromItsFileAnalysesAsInMemory() throws {
