@@ -67,8 +67,11 @@ public enum HeartRateReport {
             }
         }
         fields.append(("windows", .array(windows)))
-        fields.append(("beats", .array(analysis.beats.map { b in
-            .object([
+        // Made as they are written: a day's beats as a tree of values would take 100 MB.
+        let beats = analysis.beats
+        fields.append(("beats", .lazyArray(count: beats.count) { i in
+            let b = beats[i]
+            return .object([
                 ("time_s", .num(b.time, digits: 4)),
                 ("ibi_ms", .num(b.interval.map { $0 * 1000 }, digits: 2)),
                 ("artifact", .bool(b.isArtifact)),
@@ -80,7 +83,7 @@ public enum HeartRateReport {
                 ("rate_confidence", .num(b.rateConfidence, digits: 3)),
                 ("rate_declined", .bool(analysis.foundWhileDeclined(b))),
             ])
-        })))
+        }))
         // HRV is an answer like the rate: when the rate is declined (noise, no finger) the "beats"
         // it would come from are not trusted either (white noise gave an HRV at 172 bpm). Within a
         // recording that has a rate, the beats found while it was declined are left out of HRV.

@@ -8,8 +8,20 @@ public indirect enum JSON: Sendable, Equatable {
     case string(String)
     case array([JSON])
     case object([(String, JSON)])
+    /// An array whose elements are made as it is written (`element(0)`, `element(1)`, ...): a day's
+    /// hundred thousand beats written without a tree of them in memory.
+    case lazyArray(count: Int, element: @Sendable (Int) -> JSON)
 
     public static func == (a: JSON, b: JSON) -> Bool { a.serialized() == b.serialized() }
+
+    /// An array's elements (a lazy array's made now); nil for any other value.
+    public var elements: [JSON]? {
+        switch self {
+        case .array(let a): a
+        case .lazyArray(let count, let element): (0..<count).map(element)
+        default: nil
+        }
+    }
 
     /// A number, or null when it is nil or not finite (JSON has no NaN or infinity).
     public static func num(_ v: Double?) -> JSON {
@@ -29,11 +41,27 @@ public indirect enum JSON: Sendable, Equatable {
     /// Compact serialisation (one line).
     public func serialized() -> String {
         var out = ""
-        write(into: &out)
+        write(into: &out, flush: nil)
         return out
     }
 
-    private func write(into out: inout String) {
+    /// Writes the serialisation and a line break a megabyte at a time through `output` (by default
+    /// `print` to standard output), so a long document is never whole in memory: what `print` of
+    /// ``serialized()`` writes, in pieces.
+    public func writeLine(_ output: (String) -> Void = { print($0, terminator: "") }) {
+        var out = ""
+        withoutActuallyEscaping(output) { output in
+            write(into: &out) { text in
+                output(text)
+                text.removeAll(keepingCapacity: true)
+            }
+        }
+        output(out + "\n")
+    }
+
+    /// Appends the serialisation to `out`; `flush`, when given, is handed `out` between array
+    /// elements once it holds a megabyte, and empties it.
+    private func write(into out: inout String, flush: ((inout String) -> Void)?) {
         switch self {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
@@ -50,7 +78,15 @@ public indirect enum JSON: Sendable, Equatable {
             out += "["
             for (i, v) in a.enumerated() {
                 if i > 0 { out += ", " }
-                v.write(into: &out)
+                v.write(into: &out, flush: flush)
+            }
+            out += "]"
+        case .lazyArray(let count, let element):
+            out += "["
+            for i in 0..<count {
+                if i > 0 { out += ", " }
+                element(i).write(into: &out, flush: flush)
+                if let flush, out.utf8.count >= 1 << 20 { flush(&out) }
             }
             out += "]"
         case .object(let o):
@@ -59,7 +95,7 @@ public indirect enum JSON: Sendable, Equatable {
                 if i > 0 { out += ", " }
                 JSON.quote(k, into: &out)
                 out += ": "
-                v.write(into: &out)
+                v.write(into: &out, flush: flush)
             }
             out += "}"
         }

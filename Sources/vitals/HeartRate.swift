@@ -153,7 +153,7 @@ struct HeartRate: ParsableCommand {
             // Built only here: a day's beats make it 24 MB of text.
             let document = HeartRateReport.json(input: bundled ? "bundled:a103l-ppg-60s.csv" : path, recording: recording,
                                                 analysis: analysis, hrv: hrv, window: windowSpec, videoDecoding: loaded.decoding)
-            print(document.serialized())
+            document.writeLine()
         } else {
             printSummary(recording: recording, analysis: analysis, hrv: hrv, windows: windowSpec)
         }

@@ -224,7 +224,7 @@ import Testing
         }
         #expect(fields.first { $0.0 == "hrv" }?.1 == .null)
         // Each beat says whether the rate was declined when it was found: most of noise's are.
-        guard case .array(let beats)? = fields.first(where: { $0.0 == "beats" })?.1, !beats.isEmpty else {
+        guard let beats = fields.first(where: { $0.0 == "beats" })?.1.elements, !beats.isEmpty else {
             Issue.record("no beats")
             return
         }
@@ -261,7 +261,7 @@ import Testing
         let analysis = try recording.analyse()
         let report = HeartRateReport.json(input: "t.csv", recording: recording, analysis: analysis,
                                           hrv: HRVReport.json(analysis.hrv), window: nil)
-        guard case .object(let fields) = report, case .array(let beats)? = fields.first(where: { $0.0 == "beats" })?.1,
+        guard case .object(let fields) = report, let beats = fields.first(where: { $0.0 == "beats" })?.1.elements,
               case .object(let hrv)? = fields.first(where: { $0.0 == "hrv" })?.1 else {
             Issue.record("no beats or no HRV")
             return

@@ -226,3 +226,20 @@ import Testing
         }
     }
 }
+
+/// A lazy JSON array writes as the array of its elements, and `writeLine` writes in pieces what
+/// `serialized()` gives whole.
+@Suite struct LazyJSONTests {
+    @Test func aLazyArrayWritesAsItsElements() {
+        let made = JSON.object([("beats", .lazyArray(count: 100_000) { .object([("i", .num(Double($0))), ("s", .string("\"\($0)\""))]) })])
+        let held = JSON.object([("beats", .array((0..<100_000).map { .object([("i", .num(Double($0))), ("s", .string("\"\($0)\""))]) }))])
+        #expect(made.serialized() == held.serialized())
+        #expect(made == held)
+        var pieces: [String] = []
+        made.writeLine { pieces.append($0) }
+        #expect(pieces.count > 1 && pieces.joined() == held.serialized() + "\n")
+        let lazy = JSON.lazyArray(count: 3) { .num(Double($0)) }
+        #expect(made.elements == nil && lazy.elements == [.num(0), .num(1), .num(2)])
+        #expect(JSON.lazyArray(count: 0) { _ in .null }.serialized() == "[]")
+    }
+}
