@@ -123,6 +123,39 @@ struct ReportTimeAxis {
     func map(_ spans: [(from: Double, to: Double)]) -> [(from: Double, to: Double)] { spans.map { (x($0.from), x($0.to)) } }
 }
 
+/// Up to `maximum` strips of `length` seconds over the recorded time of [0, `duration`] (`gaps` left
+/// out), for a report's close-ups: back to back while they fit, otherwise the first at the start, the
+/// last at the end and the others evenly between; a strip that would run into a gap is moved back
+/// from it, or ends at it in a stretch shorter than a strip.
+func stripSpans(duration: Double, gaps: [(from: Double, to: Double)], length: Double, maximum: Int) -> [(from: Double, to: Double)] {
+    // The stretches with samples, and their total length.
+    var segments: [(from: Double, to: Double)] = []
+    var start = 0.0
+    for g in gaps.sorted(by: { $0.from < $1.from }) where g.from < duration {
+        if g.from > start { segments.append((start, g.from)) }
+        start = max(start, g.to)
+    }
+    if duration > start { segments.append((start, duration)) }
+    let covered = segments.reduce(0) { $0 + $1.to - $1.from }
+    let length = min(length, covered)
+    guard length > 0 else { return [] }
+    let count = min(maximum, Int((covered / length - 1e-9).rounded(.up)))
+    let backToBack = Double(count) * length >= covered - 1e-9 || count == 1
+    return (0..<count).map { i in
+        var p = backToBack ? Double(i) * length : Double(i) * (covered - length) / Double(count - 1)
+        // Covered time `p` on the recording's clock.
+        for s in segments {
+            if p < s.to - s.from || s.to == segments.last!.to {
+                // Moved back to show a whole strip where the stretch is long enough.
+                let from = backToBack ? min(s.from + p, s.to) : max(s.from, min(s.from + p, s.to - length))
+                return (from, min(from + length, s.to))
+            }
+            p -= s.to - s.from
+        }
+        return (0, length)
+    }
+}
+
 /// The stretches a state was off, from its changes in time order: from each change to off until the
 /// next change to on (or `end`), and from 0 to the first change when that is a change to on and
 /// `offAtStart`. A second change to off before an on keeps the first.

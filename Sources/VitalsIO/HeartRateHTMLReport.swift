@@ -21,17 +21,7 @@ public enum HeartRateHTMLReport {
 
         /// Strips for a recording `duration` seconds long.
         public init(duration: Double) {
-            let length = min(Self.stripSeconds, max(duration, 0))
-            let count = length > 0 ? min(Self.maximumStrips, Int((duration / length - 1e-9).rounded(.up))) : 0
-            var strips: [(from: Double, to: Double)] = []
-            for i in 0..<count {
-                // Back to back while they fit; otherwise the first at the start, the last at the end.
-                let start = Double(count) * length >= duration - 1e-9 || count == 1
-                    ? Double(i) * length
-                    : Double(i) * (duration - length) / Double(count - 1)
-                strips.append((start, min(start + length, duration)))
-            }
-            self.strips = strips
+            strips = stripSpans(duration: duration, gaps: [], length: Self.stripSeconds, maximum: Self.maximumStrips)
             samples = Array(repeating: [], count: strips.count)
         }
 

@@ -102,7 +102,7 @@ public enum WindowedRateHTMLReport {
                 with its median taken away and scaled by its spread in the stretch, one above the other.
                 """)
             page.append("<p class=\"key\">" + c.signals.map { "<span><i style=\"background:\($0.color)\"></i>\(HTML.escape($0.name))</span>" }.joined() + "</p>")
-            for (i, strip) in strips(duration: c.duration, gaps: c.gaps).enumerated() {
+            for (i, strip) in stripSpans(duration: c.duration, gaps: c.gaps, length: stripSeconds, maximum: maximumStrips).enumerated() {
                 page.append(signalChart(c, strip: strip, index: i))
             }
         }
@@ -147,39 +147,6 @@ public enum WindowedRateHTMLReport {
         chart.dots(time.map(c.estimates.filter { $0.bpm == nil }.map { ($0.end, $0.confidence) }), color: HeartRateHTMLReport.grey,
                    radius: 2, hollow: true)
         return chart.render(title: "Confidence over time", id: "confidence")
-    }
-
-    /// Up to ``maximumStrips`` strips of ``stripSeconds`` over the recorded time (`gaps` left out):
-    /// back to back while they fit, otherwise the first at the start, the last at the end and the
-    /// others evenly between; a strip that would run into a gap is moved back from it, or ends at it
-    /// in a stretch shorter than a strip.
-    static func strips(duration: Double, gaps: [(from: Double, to: Double)]) -> [(from: Double, to: Double)] {
-        // The stretches with samples, and their total length.
-        var segments: [(from: Double, to: Double)] = []
-        var start = 0.0
-        for g in gaps.sorted(by: { $0.from < $1.from }) where g.from < duration {
-            if g.from > start { segments.append((start, g.from)) }
-            start = max(start, g.to)
-        }
-        if duration > start { segments.append((start, duration)) }
-        let covered = segments.reduce(0) { $0 + $1.to - $1.from }
-        let length = min(stripSeconds, covered)
-        guard length > 0 else { return [] }
-        let count = min(maximumStrips, Int((covered / length - 1e-9).rounded(.up)))
-        let backToBack = Double(count) * length >= covered - 1e-9 || count == 1
-        return (0..<count).map { i in
-            var p = backToBack ? Double(i) * length : Double(i) * (covered - length) / Double(count - 1)
-            // Covered time `p` on the recording's clock.
-            for s in segments {
-                if p < s.to - s.from || s.to == segments.last!.to {
-                    // Moved back to show a whole strip where the stretch is long enough.
-                    let from = backToBack ? min(s.from + p, s.to) : max(s.from, min(s.from + p, s.to - length))
-                    return (from, min(from + length, s.to))
-                }
-                p -= s.to - s.from
-            }
-            return (0, length)
-        }
     }
 
     static func signalChart(_ c: Content, strip: (from: Double, to: Double), index: Int) -> String {

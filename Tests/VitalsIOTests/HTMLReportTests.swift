@@ -227,7 +227,7 @@ import Testing
     /// gap, each whole, the first at the start and the last at the end.
     @Test func stripsStayOutOfGaps() {
         let gaps = [(from: 600.0, to: 7800.0)]
-        let strips = WindowedRateHTMLReport.strips(duration: 8400, gaps: gaps)
+        let strips = stripSpans(duration: 8400, gaps: gaps, length: 10, maximum: 4)
         #expect(strips.count == 4)
         for s in strips {
             #expect(abs(s.to - s.from - 10) < 1e-9)
@@ -235,7 +235,7 @@ import Testing
         }
         #expect(strips.first!.from == 0 && strips.last!.to == 8400)
         // Back to back in a short recording; one short strip for one shorter than a strip.
-        #expect(WindowedRateHTMLReport.strips(duration: 25, gaps: []).map(\.from) == [0, 10, 20])
-        #expect(WindowedRateHTMLReport.strips(duration: 4, gaps: []).map(\.to) == [4])
+        #expect(stripSpans(duration: 25, gaps: [], length: 10, maximum: 4).map(\.from) == [0, 10, 20])
+        #expect(stripSpans(duration: 4, gaps: [], length: 10, maximum: 4).map(\.to) == [4])
     }
 }
