@@ -261,7 +261,7 @@ public struct CSVFile: Sendable {
     }
 
     /// The error for a file that changed between two passes over it.
-    private static func changed(_ source: String) -> InputError {
+    static func changed(_ source: String) -> InputError {
         InputError(.unreadable, "\(source): the file changed while it was being read; read it again when it is complete")
     }
 

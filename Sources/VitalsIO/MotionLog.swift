@@ -269,9 +269,7 @@ public struct MotionLog: Sendable {
         let all: [Int] = required + (magIdx ?? []) + [altitudeIdx, pressureIdx].compactMap { $0 }
         let columns = try csv.numericColumns(all)
         // Two passes over one file; a file that changed between them is refused by CSVFile.
-        guard columns.allSatisfy({ $0.count == rawTime.count }) else {
-            throw InputError(.unreadable, "\(source): the file changed while it was being read; read it again when it is complete")
-        }
+        guard columns.allSatisfy({ $0.count == rawTime.count }) else { throw CSVFile.changed(source) }
         var byIndex: [Int: [Double]] = [:]
         for (k, c) in all.enumerated() { byIndex[c] = columns[k] }
 
