@@ -101,6 +101,8 @@ struct HeartRate: ParsableCommand {
     }
 
     func run() throws {
+        // Before the analysis (minutes on a long video): --report must not replace the recording.
+        if let report, let input { try checkReportTarget(report, input: input) }
         if let motion, let input, let column { return try runWrist(path: input, ppg: column, motion: motion) }
         if skin, let input { return try runSkin(path: input) }
         if face, let input { return try runFace(path: input) }
@@ -119,8 +121,7 @@ struct HeartRate: ParsableCommand {
             }
             path = url.path
         }
-        // Before the analysis (minutes on a long video): --report must not replace the recording.
-        if let report { try checkReportTarget(report, input: path) }
+        if let report, bundled { try checkReportTarget(report, input: path) }
         let loaded = try CLIError.wrap {
             try FingertipInput.load(path: path, column: bundled ? "ppg" : column, rate: rate, polarity: polarity)
         }
@@ -167,7 +168,6 @@ struct HeartRate: ParsableCommand {
     /// `--motion`: the wrist tracker over the PPG columns with the accelerometer as the motion reference.
     private func runWrist(path: String, ppg: String, motion: String) throws {
         if VideoFile.hasVideoExtension(path) { throw CLIError("\(path): --motion applies to CSV recordings of a PPG and an accelerometer") }
-        if let report { try checkReportTarget(report, input: path) }
         let names = { (list: String) in list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } }
         let recording = try CLIError.wrap {
             try WristRecording.load(try CSVFile(path: path), ppgColumns: names(ppg), motionColumns: names(motion), rate: rate)
@@ -227,7 +227,6 @@ struct HeartRate: ParsableCommand {
 
     /// `--skin`: the remote pulse of the colour means (a CSV's or a video's frames).
     private func runSkin(path: String) throws {
-        if let report { try checkReportTarget(report, input: path) }
         let recording = try CLIError.wrap { () throws -> PulseRecording in
             if VideoFile.hasVideoExtension(path) {
                 if rate != nil { throw InputError(.badOption, "\(path): --rate applies to CSV recordings, not to videos") }
@@ -265,7 +264,6 @@ struct HeartRate: ParsableCommand {
 
     /// `--face`: the remote pulse of the skin of the face the video shows.
     private func runFace(path: String) throws {
-        if let report { try checkReportTarget(report, input: path) }
         let (classifier, cascadeName) = try Faces.loadCascade(cascade)
         var options = FaceVideoPulse.Options()
         if let method { options.pulse.method = method }
