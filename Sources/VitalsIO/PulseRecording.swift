@@ -488,22 +488,40 @@ struct SampleScan {
     }
 }
 
-/// The median of positive values seen one at a time, exact, in memory of their distinct values: a
-/// time column written at a fixed step has a handful of distinct intervals however long it is. Past
-/// `distinctLimit` distinct values (times with jitter) the values themselves are kept.
+/// The median of positive values seen one at a time, in memory of their distinct values: a time
+/// column written at a fixed step has a handful of distinct intervals however long it is, and their
+/// median is exact. Past `distinctLimit` distinct values (times with jitter) the values are counted
+/// in bins instead: each bin holds the values that agree in all but the last bits of their
+/// significand, with their count and sum, and when the bins pass the limit again they are merged by
+/// one more bit. The median is then the mean of its bin's values: within one bin's width of the
+/// exact median (a relative 2⁻¹⁶ or finer while the values lie within a factor of two), in memory
+/// bounded however long the recording.
 struct IntervalMedian {
-    private var counts: [Double: Int] = [:]
-    private var values: [Double]?
+    private struct Bin {
+        var count = 0
+        var sum = 0.0
+        mutating func add(count n: Int, sum s: Double) {
+            count += n
+            sum += s
+        }
+    }
+    /// Exact counts, by value, or, once `droppedBits > 0`, bins keyed by the value with its last
+    /// `droppedBits` significand bits cleared.
+    private var bins: [Double: Bin] = [:]
+    private var droppedBits = 0
     private var count = 0
-    /// The latest value and how many times it came in a row, not yet in `counts`.
+    /// The latest value and how many times it came in a row, not yet in `bins`.
     private var run: (value: Double, count: Int)?
     static let distinctLimit = 1 << 16
+    /// Bits cleared at once when counting by value first passes the limit (bins of a relative 2⁻³²).
+    private static let firstDroppedBits = 20
+
+    /// How many values or bins are held.
+    var storedBins: Int { bins.count }
 
     mutating func add(_ x: Double) {
         count += 1
-        if values != nil {
-            values!.append(x)
-        } else if run?.value == x {
+        if run?.value == x {
             run!.count += 1
         } else {
             flushRun()
@@ -511,33 +529,37 @@ struct IntervalMedian {
         }
     }
 
+    private func key(_ x: Double) -> Double {
+        droppedBits == 0 ? x : Double(bitPattern: x.bitPattern & ~((UInt64(1) << UInt64(droppedBits)) - 1))
+    }
+
     private mutating func flushRun() {
         guard let r = run else { return }
         run = nil
-        if values != nil {
-            values!.append(contentsOf: repeatElement(r.value, count: r.count))
-            return
-        }
-        counts[r.value, default: 0] += r.count
-        if counts.count > Self.distinctLimit {
-            values = counts.flatMap { repeatElement($0.key, count: $0.value) }
-            counts = [:]
+        bins[key(r.value), default: Bin()].add(count: r.count, sum: r.value * Double(r.count))
+        while bins.count > Self.distinctLimit && droppedBits < 52 {
+            droppedBits = droppedBits == 0 ? Self.firstDroppedBits : droppedBits + 1
+            var merged: [Double: Bin] = [:]
+            merged.reserveCapacity(bins.count)
+            for (value, bin) in bins { merged[key(value), default: Bin()].add(count: bin.count, sum: bin.sum) }
+            bins = merged
         }
     }
 
-    /// The median (the mean of the two middle values for an even count), as
-    /// `Statistics.selectMedian` gives it; NaN with no values.
+    /// The median (the mean of the two middle values for an even count): exact, as
+    /// `Statistics.selectMedian` gives it, while the values have at most `distinctLimit` distinct
+    /// values; else within a bin's width of it. NaN with no values.
     func median() -> Double {
         var all = self
         all.flushRun()
-        if var values = all.values { return values.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) } }
         guard count > 0 else { return .nan }
-        let sorted = all.counts.sorted { $0.key < $1.key }
+        let sorted = all.bins.sorted { $0.key < $1.key }
+        let exact = all.droppedBits == 0
         func value(at rank: Int) -> Double {
             var seen = 0
-            for (v, c) in sorted {
-                seen += c
-                if seen > rank { return v }
+            for (v, bin) in sorted {
+                seen += bin.count
+                if seen > rank { return exact ? v : bin.sum / Double(bin.count) }
             }
             return .nan
         }
