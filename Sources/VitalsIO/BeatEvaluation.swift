@@ -135,6 +135,24 @@ public struct BeatEvaluation: Sendable {
         return marks
     }
 
+    /// Refuses R-peak times that cannot be a reference for `recording`: fewer than two, not finite,
+    /// not increasing, or not on the recording's clock (fewer than half inside its span).
+    static func checkReference(_ r: [Double], csv: CSVFile, recording: PulseRecording) throws {
+        let src = csv.source
+        guard r.count >= 2 else { throw InputError(.tooShort, "\(src): \(r.count) R-peak times; a reference needs at least 2") }
+        if let i = r.firstIndex(where: { !$0.isFinite }) {
+            throw InputError(.nonFinite, "\(src): line \(csv.lineNumber(ofRow: i)), column 'time_s' is empty or not finite")
+        }
+        if let i = r.indices.dropFirst().first(where: { !(r[$0] > r[$0 - 1]) }) {
+            throw InputError(.badTimestamps, "\(src): line \(csv.lineNumber(ofRow: i)): R-peak time \(r[i]) s does not increase (previous \(r[i - 1]) s)")
+        }
+        let span = recording.startTime...(recording.startTime + recording.duration)
+        guard 2 * r.filter({ span.contains($0) }).count >= r.count else {
+            throw InputError(.badTimestamps, String(format: "%@: %d of %d R-peak times lie outside the recording (%.3f-%.3f s on its clock): are they in seconds, on the same clock?",
+                                                    src, r.filter { !span.contains($0) }.count, r.count, span.lowerBound, span.upperBound))
+        }
+    }
+
     /// Scores every `NAME.csv` (`time_s`, ..., `ppg`) with a `NAME_rpeaks.csv` (`time_s`) in `directory`.
     public static func run(directory: String, settings: PulseAnalyzer.Settings = .init()) throws -> [BeatEvaluation] {
         let files = try directoryEntries(directory)
@@ -146,6 +164,7 @@ public struct BeatEvaluation: Sendable {
             let recording = try PulseRecording.load(path: directory + "/" + file, column: "ppg")
             let peaksCSV = try CSVFile(path: directory + "/" + name + "_rpeaks.csv")
             let r = try peaksCSV.numericColumns([try peaksCSV.requireColumn("time_s")])[0]
+            try checkReference(r, csv: peaksCSV, recording: recording)
             let analysis = try recording.analyse(settings: settings)
             // The R-peaks are on the file's clock; the analysis counts from its first sample.
             let rPeaks = r.map { $0 - recording.startTime }

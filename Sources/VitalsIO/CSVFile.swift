@@ -31,17 +31,54 @@ private func checkInputPath(_ path: String) throws {
     }
 }
 
-/// The bytes of the input file at `path`.
+/// Most bytes a pipe or a device is read into memory up to: it cannot be read twice, so it is held
+/// whole (a regular file is read a block at a time where the reader allows).
+let maximumHeldInput = 1 << 30
+
+/// The bytes of the input file at `path`. A pipe or a device is refused past ``maximumHeldInput``
+/// bytes, and with `text`, as soon as its first block shows it is not text (`/dev/zero` is endless).
 /// - Throws: `InputError.fileNotFound` when nothing is there, `.unreadable` for a directory or a file
-///   that cannot be read.
-func readInputFile(_ path: String) throws -> [UInt8] {
+///   that cannot be read or a pipe too long to hold, `.notText` (with `text`) for binary data.
+func readInputFile(_ path: String, text: Bool = false) throws -> [UInt8] {
     try checkInputPath(path)
-    // A pipe (`<(command)`, /dev/stdin) is read to its end through a handle.
-    guard let data = FileManager.default.contents(atPath: path)
-            ?? FileHandle(forReadingAtPath: path).flatMap({ try? $0.readToEnd() ?? Data() }) else {
-        throw InputError(.unreadable, "\(path): cannot be read")
+    let stamp = FileStamp(path)
+    let regular = stamp?.isRegular == true
+    let descriptor = open(path, O_RDONLY)
+    guard descriptor >= 0 else { throw InputError(.unreadable, "\(path): cannot be read") }
+    defer { _ = close(descriptor) }
+    // Blocks, joined once their total is known: an array grown as it goes held twice the input.
+    var blocks: [[UInt8]] = []
+    var total = 0
+    let blockSize = 1 << 20
+    var ended = false
+    while !ended {
+        // A pipe gives at most 64 KiB a read: each block is filled before the next.
+        var block = [UInt8](repeating: 0, count: blockSize)
+        var filled = 0
+        while filled < blockSize {
+            var n: Int
+            repeat {
+                n = block.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, blockSize - filled) }
+            } while n < 0 && errno == EINTR
+            guard n >= 0 else { throw InputError(.unreadable, "\(path): cannot be read (\(String(cString: strerror(errno))))") }
+            if n == 0 { ended = true; break }
+            if text && total == 0 && filled == 0 && block[..<n].contains(0) {
+                try CSVFile.checkText(blank: false, hasZero: true, head: Array(block.prefix(min(n, 200))), source: path)
+            }
+            filled += n
+        }
+        total += filled
+        if !regular && total > maximumHeldInput {
+            throw InputError(.unreadable, "\(path): over \(maximumHeldInput >> 30) GiB from a pipe or a device, which is held in memory as it cannot be read twice; save it to a file (files are read a block at a time)")
+        }
+        if filled > 0 { blocks.append(filled == blockSize ? block : Array(block[..<filled])) }
     }
-    return [UInt8](data)
+    if blocks.isEmpty { return [] }
+    if blocks.count == 1 { return blocks[0] }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(total)
+    for block in blocks { bytes.append(contentsOf: block) }
+    return bytes
 }
 
 /// The first `count` bytes of the input file at `path` (fewer for a shorter file), for recognising
@@ -190,7 +227,7 @@ public struct CSVFile: Sendable {
         // A pipe or a device cannot be read twice: its text is read into memory.
         guard let stamp = FileStamp(path), stamp.isRegular, let handle = FileHandle(forReadingAtPath: path),
               let file = FileBlocks(path: path, blockSize: Self.blockSize) else {
-            try self.init(bytes: try readInputFile(path), source: path)
+            try self.init(bytes: try readInputFile(path, text: true), source: path)
             return
         }
         defer { try? handle.close() }
@@ -267,7 +304,7 @@ public struct CSVFile: Sendable {
 
     /// Refuses text that is blank, binary or UTF-16, from what a pass over it found (`head`: its
     /// first 200 bytes).
-    private static func checkText(blank: Bool, hasZero: Bool, head: [UInt8], source: String) throws {
+    static func checkText(blank: Bool, hasZero: Bool, head: [UInt8], source: String) throws {
         if blank {
             throw InputError(.empty, "\(source): file is empty")
         }
@@ -290,7 +327,7 @@ public struct CSVFile: Sendable {
             throw InputError(.missingColumn, "\(source): line 1 is empty; the header (the column names) must be the first line")
         }
         var firstLine = Array(bytes[start..<lineEnd])
-        if firstLine.last == 0x0D { firstLine.removeLast() }
+        while firstLine.last == 0x0D { firstLine.removeLast() }  // CRLF, and CR CR LF (a CRLF file converted again)
         guard let text = String(validating: firstLine, as: UTF8.self) else {
             throw InputError(.notText, "\(source): not a text CSV file (first line is not UTF-8)")
         }
@@ -431,7 +468,7 @@ public struct CSVFile: Sendable {
     private func row(_ buf: UnsafeBufferPointer<UInt8>, _ text: Range<Int>, line: Int, ranges: inout [Range<Int>],
                      _ body: (_ line: Int, _ fields: [Range<Int>], _ bytes: UnsafeBufferPointer<UInt8>) throws -> Void) throws {
         var stop = text.upperBound
-        if stop > text.lowerBound && buf[stop - 1] == 0x0D { stop -= 1 }
+        while stop > text.lowerBound && buf[stop - 1] == 0x0D { stop -= 1 }
         guard stop > text.lowerBound else { return }
         Self.splitFields(buf, text.lowerBound..<stop, separator: separator, into: &ranges)
         try body(line, ranges, buf)

@@ -84,7 +84,7 @@ public struct FingerVideoSimulator: Sendable {
     /// The size of the file ``writeY4M(to:progress:)`` writes, bytes: the header line, then each
     /// frame's `FRAME` line and planes.
     public var y4mByteCount: Int {
-        y4mHeader.line.utf8.count + frameCount * ("FRAME\n".utf8.count + y4mHeader.frameByteCount)
+        y4mHeader.fileByteCount(frames: frameCount)
     }
 
     /// - Throws: `InputError(.badRate)` for a rate, size, length, heart rate, noise level or lift time out

@@ -58,6 +58,12 @@ public struct MotionLogOptions: Sendable {
                 throw InputError(.unsupportedFormat,
                                  "--columns: unknown role '\(parts[0])'; roles are \(MotionLog.roles.joined(separator: ", "))")
             }
+            if let given = out[parts[0]] {
+                throw InputError(.unsupportedFormat, "--columns: role '\(parts[0])' is given twice ('\(given)' and '\(parts[1])')")
+            }
+            if let other = out.first(where: { $0.value.caseInsensitiveCompare(parts[1]) == .orderedSame }) {
+                throw InputError(.unsupportedFormat, "--columns: column '\(parts[1])' is given for two roles ('\(other.key)' and '\(parts[0])')")
+            }
             out[parts[0]] = parts[1]
         }
         return out
@@ -156,7 +162,7 @@ public struct MotionLog: Sendable {
         // text); an annotated one is rewritten in memory first.
         // (A pipe cannot be read twice: it is read into memory at once.)
         if try !isRegularFile(path) || InfluxAnnotatedCSV.isAnnotated(readInputHead(path)) {
-            return try parse(bytes: try readInputFile(path), source: path, options: options)
+            return try parse(bytes: try readInputFile(path, text: true), source: path, options: options)
         }
         return try parse(try CSVFile(path: path), notes: [], options: options)
     }
@@ -605,7 +611,7 @@ enum InfluxAnnotatedCSV {
             var end = i
             while end < bytes.count && bytes[end] != 0x0A { end += 1 }
             var stop = end
-            if stop > i && bytes[stop - 1] == 0x0D { stop -= 1 }
+            while stop > i && bytes[stop - 1] == 0x0D { stop -= 1 }
             lines.append(i..<stop)
             i = end + 1
         }

@@ -109,6 +109,7 @@ public struct SkinRecording: Sendable {
     public func report(input: String, analysis: Analysis, pulse settings: RemotePulse.Settings,
                        tracker: WristRateTracker.Settings = SkinPulseTracker.defaultTrackerSettings) -> JSON {
         let answered = analysis.estimates.filter { $0.bpm != nil }
+        let used = try? WristRateTracker(sampleRate: sampleRate, channels: regions.count, settings: tracker)
         return .object([
             ("input", .string(input)),
             ("duration_s", .num(duration, digits: 3)),
@@ -131,8 +132,9 @@ public struct SkinRecording: Sendable {
                 ("regions_used", .array(analysis.used.map { .bool($0) })),
                 ("region_windows", .array(analysis.windowsCounted.map { .num(Double($0)) })),
                 ("frames", .num(Double(colors.first?.count ?? 0))),
-                ("window_s", .num(tracker.windowSeconds, digits: 4)),
-                ("hop_s", .num(tracker.hopSeconds, digits: 4)),
+                // As analysed: in whole frames (or decimated samples), as --motion reports them.
+                ("window_s", .num(used?.windowDuration ?? tracker.windowSeconds, digits: 4)),
+                ("hop_s", .num(used?.hopDuration ?? tracker.hopSeconds, digits: 4)),
                 ("gaps", .num(Double(gaps.count))),
                 ("answered_windows", .num(Double(answered.count))),
             ])),

@@ -39,7 +39,7 @@ public enum StepEvaluation {
             guard let clean = truth["clean_steps"] as? Int, clean > 0 else {
                 throw InputError(.missingColumn, "\(truthPath): no positive whole-number 'clean_steps' (and not marked \"usable\": false)")
             }
-            let accBytes = [UInt8](fm.contents(atPath: dir + "/accelerometer.csv") ?? Data())
+            let accBytes = try readInputFile(dir + "/accelerometer.csv")
             let rec = try StepLogs.readOxford(bytes: accBytes, source: dir + "/accelerometer.csv",
                                               accelerationScale: StepLogs.fixedLayoutScale(options))
             let first = try firstSwitchStep(path: dir + "/stepcounter.csv", origin: rec.startTime)
@@ -78,7 +78,7 @@ public enum StepEvaluation {
 
     /// The first rising edge of either foot switch, seconds after `origin` (seconds on the same clock).
     private static func firstSwitchStep(path: String, origin: Double) throws -> Double {
-        let bytes = [UInt8](FileManager.default.contents(atPath: path) ?? Data())
+        let bytes = try readInputFile(path)
         let csv = try CSVFile(bytes: bytes, source: path, hasHeader: startsWithHeader(bytes))
         let cols = try csv.numericColumns([0, 1, 2])
         for i in stride(from: 1, to: cols[0].count, by: 1) where (cols[1][i] == 1 && cols[1][i - 1] == 0) || (cols[2][i] == 1 && cols[2][i - 1] == 0) {

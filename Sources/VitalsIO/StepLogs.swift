@@ -98,7 +98,7 @@ public enum StepLogs {
         // The layout is told from the head; only the fixed layouts are read whole here (a pipe is read
         // whole at once, as it cannot be read again).
         let pipe = !isRegularFile(path)
-        let bytes = pipe ? try readInputFile(path) : try readInputHead(path, count: 512)
+        let bytes = pipe ? try readInputFile(path, text: true) : try readInputHead(path, count: 512)
         let head = String(decoding: bytes.prefix(512), as: UTF8.self)
         let whole = { pipe ? bytes : try readInputFile(path) }
         // The fixed layouts' columns are their own; their unit (m/s²) gives way to --accel-unit.
@@ -146,7 +146,11 @@ public enum StepLogs {
             throw InputError(.unsupportedFormat, "\(source): expected 5 columns timestamp_ns,sensor_type,x,y,z, found \(csv.header.count)")
         }
         let cols = try csv.numericColumns([0, 1, 2, 3, 4])
-        if let first = cols[1].first, let other = cols[1].firstIndex(where: { $0 != first && !($0.isNaN && first.isNaN) }) {
+        // A row cut short (a truncated file) is a missing value, not another sensor.
+        if let i = cols[1].indices.first(where: { r in cols.contains { !$0[r].isFinite } }) {
+            throw InputError(.nonFinite, "\(source): line \(csv.lineNumber(ofRow: i)) has an empty or non-finite value")
+        }
+        if let first = cols[1].first, let other = cols[1].firstIndex(where: { $0 != first }) {
             throw InputError(.unsupportedFormat,
                              "\(source): rows of more than one sensor type (\(String(format: "%g", first)) and \(String(format: "%g", cols[1][other])) at line \(csv.lineNumber(ofRow: other))); keep the accelerometer's rows only")
         }

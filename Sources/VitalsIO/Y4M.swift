@@ -27,6 +27,9 @@ public struct Y4MHeader: Sendable, Equatable {
     public var frameRate: Double { Double(frameRateNumerator) / Double(frameRateDenominator) }
     /// Bytes of one frame's planes (Y, then Cb, then Cr).
     public var frameByteCount: Int { Frame.packedByteCount(format: .yuv420Planar(.fullRange601), width: width, height: height) }
+    /// Bytes of a clip of `frames` frames with this header: the header line, then each frame's
+    /// `FRAME` line and planes.
+    public func fileByteCount(frames: Int) -> Int { line.utf8.count + frames * ("FRAME\n".utf8.count + frameByteCount) }
 
     /// The header line, newline included.
     var line: String {

@@ -131,7 +131,10 @@ struct EvalSwings: ParsableCommand {
             }
             let options = try input.options()
             let rows = try files.map { try MotionEvaluation.swings(file: $0, wrist: wrist, options: options) }
-            let failures = rows.flatMap(Self.failures)
+            // A gate with no file to measure it is not passed.
+            let unmeasured = ["forehand", "backhand", "serve", "idle"].filter { kind in !rows.contains { $0.type == kind } }
+                .map { "no \($0) file in \(directory): its gate is not measured" }
+            let failures = rows.flatMap(Self.failures) + unmeasured
             if json {
                 try printJSON(Report(files: rows, failures: failures, pass: failures.isEmpty, ignored: ignored))
             } else {

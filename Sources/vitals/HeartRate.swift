@@ -349,7 +349,8 @@ struct HeartRate: ParsableCommand {
             let runs = analysis.rejections.flatRuns
             print("            \(runs) run\(runs == 1 ? "" : "s") of identical samples (a clipped or disconnected sensor?): no beat taken after each for as long as it lasted, up to \(PulseAnalyzer.Settings().clippingHoldoff.formatted()) s")
         }
-        if case .object(let m) = hrv {
+        // As in --json: no HRV from the beats of a recording whose rate is declined.
+        if analysis.heartRate != nil, case .object(let m) = hrv {
             let pick = ["rmssd", "sdnn", "pnn50", "lf/hf", "breathingrate"]
             let parts = m.filter { pick.contains($0.0) }.map { k, v -> String in
                 if case .number(let x) = v { return String(format: "%@ %.3g", k, x) }

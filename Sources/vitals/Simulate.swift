@@ -45,14 +45,14 @@ struct Simulate: ParsableCommand {
 
         /// Refuses a clip larger than the free space where it goes (the options allow terabytes:
         /// 3600 s of 4096x4096 at 480 fps), before anything is written.
-        func checkFreeSpace(for simulator: FingerVideoSimulator) throws {
-            guard !Self.isDevice(output) else { return }
-            let bytes = Double(simulator.y4mByteCount)
+        static func checkFreeSpace(_ byteCount: Int, output: String) throws {
+            guard !isDevice(output) else { return }
+            let bytes = Double(byteCount)
             let folder = URL(fileURLWithPath: output).deletingLastPathComponent().path
             guard let free = (try? FileManager.default.attributesOfFileSystem(forPath: folder))?[.systemFreeSize] as? NSNumber
             else { return }
             if bytes > free.doubleValue {
-                throw CLIError(String(format: "%@: the clip needs %.1f GB and %@ has %.1f GB free (shorten --seconds or --size)",
+                throw CLIError(String(format: "%@: the clip needs %.1f GB and %@ has %.1f GB free (shorten --seconds, or lower --fps or the picture size)",
                                       output, bytes / 1e9, folder, free.doubleValue / 1e9))
             }
         }
@@ -74,7 +74,7 @@ struct Simulate: ParsableCommand {
             } catch let error as InputError {
                 throw ValidationError(error.message)
             }
-            try checkFreeSpace(for: simulator)
+            try Self.checkFreeSpace(simulator.y4mByteCount, output: output)
             try CLIError.wrap {
                 try simulator.writeY4M(to: output)
                 let beats = simulator.beatTimes
@@ -178,6 +178,7 @@ struct Simulate: ParsableCommand {
                 throw ValidationError(error.message)
             }
             try checkDistinctFiles(outputs: [("the output video", output)], inputs: image.map { [("--image", $0)] } ?? [])
+            try Finger.checkFreeSpace(simulator.y4mHeader.fileByteCount(frames: simulator.frameCount), output: output)
             try CLIError.wrap { try simulator.writeY4M(to: output) }
             print("wrote \(output): \(simulator.frameCount) frames \(simulator.y4mHeader.width)x\(simulator.y4mHeader.height) at \(fps) fps, \(bpm) bpm, \(simulator.skinPixels) skin pixels pulsing")
         }

@@ -139,3 +139,28 @@ import PulseDetection
     #expect(summary.subjects == 2)  // subject_03 has no oximeter value to be scored against
     #expect(summary.scored == 8)
 }
+
+/// R-peak times that cannot be a reference are refused with their line, not scored as 0 %.
+@Test func aReferenceThatCannotBeOneIsRefused() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("beats-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var ppg = "time_s,ppg\n"
+    for i in 0..<3000 {
+        let t = Double(i) / 100
+        ppg += "\(t),\(sin(2 * .pi * 1.2 * t))\n"
+    }
+    try ppg.write(toFile: dir + "/r.csv", atomically: true, encoding: .utf8)
+    let peaks = (0..<35).map { Double($0) / 1.2 }
+    func run(_ times: [String]) throws -> [BeatEvaluation] {
+        try ("time_s\n" + times.joined(separator: "\n") + "\n").write(toFile: dir + "/r_rpeaks.csv", atomically: true, encoding: .utf8)
+        return try BeatEvaluation.run(directory: dir)
+    }
+    #expect(try run(peaks.map { "\($0)" }).count == 1)
+    var withNaN = peaks.map { "\($0)" }
+    withNaN[4] = "nan"
+    #expect { try run(withNaN) } throws: { "\($0)".contains("line 6, column 'time_s' is empty or not finite") }
+    #expect { try run(peaks.reversed().map { "\($0)" }) } throws: { "\($0)".contains("does not increase") }
+    #expect { try run(peaks.map { "\($0 * 1000)" }) } throws: { "\($0)".contains("lie outside the recording") }
+    #expect { try run(["1.0"]) } throws: { "\($0)".contains("at least 2") }
+}

@@ -425,6 +425,21 @@ extension CLITests {
                               in: dir, executable: "/bin/sh")
         #expect(huge.status != 0 && huge.errorLines.count == 1 && huge.stderr.contains("GB free"), "\(huge.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/big.y4m"))
+        // A 2000x2000 picture of skin: an hour at 240 fps is 5 TB of Y4M.
+        var ppm = Data("P6\n2000 2000\n255\n".utf8)
+        let row = Data((0..<2000).flatMap { _ in [UInt8(200), 120, 90] })  // skin-coloured
+        for _ in 0..<2000 { ppm.append(row) }
+        try ppm.write(to: URL(fileURLWithPath: dir + "/big.ppm"))
+        let face = try vitals(["-c", "ulimit -f 2048; exec \"$0\" simulate face --seconds 3600 --fps 240 --image big.ppm face.y4m", binary],
+                              in: dir, executable: "/bin/sh")
+        #expect(face.status != 0 && face.errorLines.count == 1 && face.stderr.contains("GB free"), "\(face.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/face.y4m"))
+
+        // Noise has no rate, and so no HRV: the summary says as little as --json.
+        let noise = (0..<3000).map { i in "\(Double(i) / 100),\(sin(Double(i) * 12.9898) * 43758.5453 - (sin(Double(i) * 12.9898) * 43758.5453).rounded(.down))" }
+        try (["time_s,ppg"] + noise).joined(separator: "\n").write(toFile: dir + "/noise.csv", atomically: true, encoding: .utf8)
+        let text = try vitals(["heart-rate", "noise.csv", "--column", "ppg"], in: dir)
+        #expect(text.stdout.contains("heart rate  not reported") && !text.stdout.contains("hrv "), "\(text.stdout)")
 
         try FileManager.default.createDirectory(atPath: dir + "/videos", withIntermediateDirectories: true)
         try Data("not json".utf8).write(to: URL(fileURLWithPath: dir + "/videos/c.json"))
