@@ -33,13 +33,16 @@ private func checkInputPath(_ path: String) throws {
 
 /// Most bytes a pipe or a device is read into memory up to: it cannot be read twice, so it is held
 /// whole (a regular file is read a block at a time where the reader allows).
-let maximumHeldInput = 1 << 30
+public let maximumHeldInput = 1 << 30
 
 /// The bytes of the input file at `path`. A pipe or a device is refused past ``maximumHeldInput``
 /// bytes, and with `text`, as soon as its first block shows it is not text (`/dev/zero` is endless).
+/// - Parameters:
+///   - path: the file, pipe or device.
+///   - text: whether the input must be text (a CSV): binary data is refused at the first block.
 /// - Throws: `InputError.fileNotFound` when nothing is there, `.unreadable` for a directory or a file
 ///   that cannot be read or a pipe too long to hold, `.notText` (with `text`) for binary data.
-func readInputFile(_ path: String, text: Bool = false) throws -> [UInt8] {
+public func readInputFile(_ path: String, text: Bool = false) throws -> [UInt8] {
     try checkInputPath(path)
     let stamp = FileStamp(path)
     let regular = stamp?.isRegular == true

@@ -400,7 +400,7 @@ public struct MotionLog: Sendable {
         let sortedDt = dts.sorted()
         let medianDt = sortedDt[sortedDt.count / 2]
         log.sampleRate = 1 / medianDt
-        guard log.sampleRate <= maximumSampleRate else {
+        guard log.sampleRate <= maximumSampleRate * (1 + 1e-9) else {  // 1e-4 s apart reads 10000.000001 Hz
             throw InputError(.badRate, String(format: "%@: samples %.3g s apart (%.3g Hz) are faster than any motion sensor (%g Hz at most); are the times in seconds?",
                                               source, medianDt, log.sampleRate, maximumSampleRate))
         }

@@ -135,6 +135,10 @@ public enum StepEvaluation {
                 throw InputError(.missingColumn, "\(directory)/\(name).json: no 'TrialBoundaries' [start, end] (samples)")
             }
             let trial = bounds.map { $0 / rate }
+            guard trial[1] <= rec.duration + 1 else {
+                throw InputError(.tooShort, String(format: "%@/%@: the recording ends at %.2f s, before the trial it is scored on ends (%.2f s in %@.json): is the file cut short?",
+                                                   directory, file, rec.duration, trial[1], name))
+            }
             let subject = (truth["Subject"] as? Int) ?? Int(name.split(separator: "-").first ?? "") ?? 0
             let events = StepDetector.detect(times: rec.time, accelerations: rec.acceleration)
             let steps = events.filter { $0.kind == .step }.map(\.time)

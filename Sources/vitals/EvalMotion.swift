@@ -224,8 +224,9 @@ struct EvalReps: ParsableCommand {
                     print(pad(f.file, 40) + " stray \(f.stray_sets)  " + cells)
                 }
                 for s in summaries {
-                    print(pad(s.group, 30) + String(format: " sets %3d  within 1: %5.1f%%  exact: %5.1f%%  max stray/session: %d",
-                                                    s.sets, 100 * s.within_one, 100 * s.exact, s.max_stray_per_session))
+                    func percent(_ x: Double) -> String { s.sets == 0 ? "    -" : String(format: "%5.1f%%", 100 * x) }
+                    print(pad(s.group, 30) + String(format: " sets %3d  within 1: %@  exact: %@  max stray/session: %d",
+                                                    s.sets, percent(s.within_one), percent(s.exact), s.max_stray_per_session))
                 }
                 print("gates: within 1 >= 95%, exact >= 65%, stray <= 1 per session: " + (pass ? "PASS" : "FAIL"))
             }

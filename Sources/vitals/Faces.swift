@@ -47,6 +47,7 @@ struct Faces: ParsableCommand {
         }
         guard minNeighbors >= 0 else { throw ValidationError("--min-neighbors must be 0 or more") }
         guard minSize >= 0, maxSize >= 0, maxFrames >= 0 else { throw ValidationError("--min-size, --max-size and --max-frames must be 0 or more") }
+        if maxSize > 0 && minSize > maxSize { throw ValidationError("--min-size \(minSize) is larger than --max-size \(maxSize): no face size is searched") }
     }
 
     func run() throws {
@@ -85,10 +86,7 @@ struct Faces: ParsableCommand {
         let bytes: [UInt8]
         let name: String
         if let path {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw CLIError("\(path): no such file or not readable")
-            }
-            bytes = [UInt8](data)
+            bytes = try CLIError.wrap { try readInputFile(path) }
             name = URL(fileURLWithPath: path).lastPathComponent
         } else {
             bytes = try bundledCascade()

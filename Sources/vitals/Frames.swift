@@ -32,13 +32,12 @@ struct Frames: ParsableCommand {
 
     func validate() throws {
         if csv && json && output == nil { throw ValidationError("--csv and --json both print to standard output: add --output for the CSV") }
+        if output != nil && !csv { throw ValidationError("--output writes the per-frame CSV: add --csv") }
         guard maxSize >= 0 else { throw ValidationError("--max-size must be 0 (full size) or positive") }
     }
 
     func run() throws {
-        if csv, let output {
-            try checkDistinctFiles(outputs: [("--output \(output)", output)], inputs: [("the input video", video)])
-        }
+        if let output { try checkOutputTarget(output, what: "--output \(output)", inputs: [("the input video", video)]) }
         try CLIError.wrap {
             var frameRegion = FrameRegion.full
             if let region {

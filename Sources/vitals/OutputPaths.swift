@@ -35,12 +35,26 @@ func resolvedPath(_ path: String) -> String {
 }
 
 /// Refuses, before the analysis (minutes on a long input), a `--report` file that would replace
-/// the input or whose folder is missing or not writable.
+/// the input, that is a folder or standard output (where the command prints its summary or JSON),
+/// or whose folder is missing or not writable.
 func checkReportTarget(_ report: String, input: String) throws {
-    try checkDistinctFiles(outputs: [("--report FILE", report)], inputs: [("the input", input)])
-    let folder = URL(fileURLWithPath: report).deletingLastPathComponent().path
+    if sameFile(report, "/dev/stdout") {
+        throw CLIError("--report \(report): the page would be mixed into what the command prints on standard output; name a file")
+    }
+    try checkOutputTarget(report, what: "--report FILE", inputs: [("the input", input)])
+}
+
+/// Refuses, before any work, an output file (`what` names it: "--report FILE") that would replace
+/// one of `inputs`, that is a folder, or whose folder is missing or not writable.
+func checkOutputTarget(_ path: String, what: String, inputs: [(what: String, path: String)]) throws {
+    try checkDistinctFiles(outputs: [(what, path)], inputs: inputs)
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+        throw CLIError("\(path): is a folder; \(what) names the file to write")
+    }
+    let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
     guard FileManager.default.isWritableFile(atPath: folder) else {
-        throw CLIError("\(report): cannot be written (its folder \(folder) is missing or not writable)")
+        throw CLIError("\(path): cannot be written (its folder \(folder) is missing or not writable)")
     }
 }
 

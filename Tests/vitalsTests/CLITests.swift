@@ -440,6 +440,11 @@ extension CLITests {
         try (["time_s,ppg"] + noise).joined(separator: "\n").write(toFile: dir + "/noise.csv", atomically: true, encoding: .utf8)
         let text = try vitals(["heart-rate", "noise.csv", "--column", "ppg"], in: dir)
         #expect(text.stdout.contains("heart rate  not reported") && !text.stdout.contains("hrv "), "\(text.stdout)")
+        // A report that is a folder or standard output is refused before the analysis.
+        for (target, said) in [(".", "is a folder"), ("/dev/stdout", "mixed into what the command prints")] {
+            let report = try vitals(["heart-rate", "noise.csv", "--column", "ppg", "--json", "--report", target], in: dir)
+            #expect(report.status != 0 && report.stdout.isEmpty && report.stderr.contains(said), "\(report.stderr)")
+        }
 
         try FileManager.default.createDirectory(atPath: dir + "/videos", withIntermediateDirectories: true)
         try Data("not json".utf8).write(to: URL(fileURLWithPath: dir + "/videos/c.json"))
