@@ -49,6 +49,14 @@ public struct FingertipEvaluation: Sendable {
             let tCol = try truthCSV.requireColumn("time_s")
             let hCol = try truthCSV.requireColumn("hr_bpm")
             var truth = try truthCSV.numericColumns([tCol, hCol])
+            // A truth that is no heart rate, or out of time order, would be scored as one.
+            if let i = truth[1].indices.first(where: { truth[1][$0].isFinite && !(20...300).contains(truth[1][$0]) }) {
+                throw InputError(.badOption, "\(truthCSV.source): line \(truthCSV.lineNumber(ofRow: i)): hr_bpm \(truth[1][i]) is no heart rate (20-300 bpm)")
+            }
+            let timed = truth[0].indices.filter { truth[0][$0].isFinite }
+            if let k = timed.indices.dropFirst().first(where: { !(truth[0][timed[$0]] > truth[0][timed[$0 - 1]]) }) {
+                throw InputError(.badTimestamps, "\(truthCSV.source): line \(truthCSV.lineNumber(ofRow: timed[k])): time \(truth[0][timed[k]]) s does not increase")
+            }
             let recording: PulseRecording
             do {
                 recording = try PulseRecording.load(path: directory + "/" + name + ".csv")

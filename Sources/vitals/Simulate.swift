@@ -62,7 +62,7 @@ struct Simulate: ParsableCommand {
                 throw ValidationError("the simulator writes Y4M video: name the output .y4m (got \(output))")
             }
             if let truth {
-                try checkDistinctFiles(outputs: [("the output video", output), ("--truth \(truth)", truth)], inputs: [])
+                try checkOutputTarget(truth, what: "--truth \(truth)", inputs: [("the output video", output)])
             }
             let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
             guard parts.count == 2 else { throw ValidationError("--size must look like 320x240 (got \(size))") }
