@@ -47,7 +47,9 @@ public enum PGMImage {
         func number() -> Int? {
             skipSpaceAndComments()
             var value = 0, digits = 0
-            while i < bytes.count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9"), digits < 9 {
+            while i < bytes.count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") {
+                // Nine digits at most: a longer number is no image size (it was read as two).
+                guard digits < 9 else { return nil }
                 value = value * 10 + Int(bytes[i] - UInt8(ascii: "0"))
                 i += 1
                 digits += 1

@@ -56,6 +56,9 @@ public struct SkinEvaluation: Sendable {
             let rates = try truthCSV.numericColumns([try truthCSV.requireColumn("hr_bpm")])[0]
             let videos = try truthCSV.stringColumn(videoColumn).map { $0.trimmingCharacters(in: .whitespaces) }
             guard !rates.isEmpty else { throw InputError(.empty, "\(truthCSV.source): no videos listed") }
+            if let row = videos.indices.dropFirst().first(where: { videos[..<$0].contains(videos[$0]) }) {
+                throw InputError(.badOption, "\(truthCSV.source): line \(truthCSV.lineNumber(ofRow: row)): video \(videos[row]) is listed twice (it would be scored twice)")
+            }
             for row in rates.indices {
                 let video = videos[row]
                 let line = "\(truthCSV.source): line \(truthCSV.lineNumber(ofRow: row))"

@@ -24,6 +24,7 @@ struct EvalBeats: ParsableCommand {
 
     func run() throws {
         let results = try CLIError.wrap { try BeatEvaluation.run(directory: directory) }
+        warnUnscored(in: directory, truthSuffix: "_rpeaks.csv")
         // A folder of other recordings (held-back ones, say) is gated on every recording it has.
         let gated: [BeatEvaluation]
         switch gate {

@@ -29,6 +29,7 @@ struct EvalWrist: ParsableCommand {
         var options = WristEvaluation.Options()
         options.rate = rate
         let results = try CLIError.wrap { try WristEvaluation.run(directory: directory, options: options) }
+        warnUnscored(in: directory, truthSuffix: "_bpm.csv")
         for r in results {
             if r.withMotion.windows == 0 {
                 warn("\(r.name): no truth window lies inside the recording (missing truth values, or a recording shorter than a window): not scored")

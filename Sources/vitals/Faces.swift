@@ -47,10 +47,12 @@ struct Faces: ParsableCommand {
         }
         guard minNeighbors >= 0 else { throw ValidationError("--min-neighbors must be 0 or more") }
         guard minSize >= 0, maxSize >= 0, maxFrames >= 0 else { throw ValidationError("--min-size, --max-size and --max-frames must be 0 or more") }
-        if maxSize > 0 && minSize > maxSize { throw ValidationError("--min-size \(minSize) is larger than --max-size \(maxSize): no face size is searched") }
     }
 
     func run() throws {
+        // As OpenCV's detectMultiScale, no size is then searched (not an error: the parity check
+        // compares such bounds), but say so rather than print "no faces" alone.
+        if maxSize > 0 && minSize > maxSize { warn("--min-size \(minSize) is larger than --max-size \(maxSize): no face size is searched") }
         try CLIError.wrap {
             let (classifier, name) = try Self.loadCascade(cascade)
             let parameters = FaceDetector.Parameters(

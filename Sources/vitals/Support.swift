@@ -46,3 +46,13 @@ func writeFile(_ data: Data, to path: String) throws {
         throw CLIError("\(path): writing failed (\(String(cString: strerror(errno))))")
     }
 }
+
+/// Says on stderr which `NAME.csv` of `directory` an evaluation skipped for want of its truth file
+/// `NAME` + `truthSuffix` (`_rpeaks.csv`, `_bpm.csv`).
+func warnUnscored(in directory: String, truthSuffix: String) {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    for file in names.sorted() where file.hasSuffix(".csv") && !file.hasSuffix(truthSuffix)
+        && !names.contains(file.dropLast(4) + truthSuffix) {
+        warn("not scored: \(file) (no \(file.dropLast(4))\(truthSuffix))")
+    }
+}
