@@ -822,7 +822,10 @@ public struct PulseAnalyzer: Sendable {
     private func perfusion(channel: Int, spread: Double) -> Double? {
         guard isColor != true || channel < 3 else { return nil }
         let level = abs(levels[channel])
-        return level > 0 ? 100 * 2 * spread / level : nil
+        // A pulse larger than its level means the signal has no level to speak of (a zero-mean or
+        // filtered export, an offset column): a percentage of it would be noise (617 % was seen).
+        guard level > 2 * spread else { return nil }
+        return 100 * 2 * spread / level
     }
 
     /// Hue has no physical orientation: align it with the best colour channel's oriented signal.

@@ -107,7 +107,8 @@ public struct QualityReport: Sendable, Equatable {
     /// Skewness of the oriented pulse waveform (clean pulses are positively skewed).
     public var skewness: Double
     /// Perfusion index of the chosen channel, percent: its pulsatile amplitude (twice the robust
-    /// standard deviation of the pulse band) over its mean level; nil for hue, which has no level.
+    /// standard deviation of the pulse band) over its mean level; nil for hue, which has no level,
+    /// and for a signal whose pulse exceeds its level (a zero-mean or offset signal has none).
     public var perfusionPercent: Double?
     /// The channel the rate was read from: "red", "green", "blue", "hue" or "ppg". Beats and the
     /// waveform may come from another: `beatChannel`.

@@ -654,6 +654,9 @@ public struct CSVFile: Sendable {
         // Slow path: exponents, inf/nan words, many digits, anything unusual. A field of any length
         // is converted (a value written out in full, such as 1e308 in fixed notation, has 309 digits).
         let length = hi - lo
+        // strtod also reads hexadecimal ("0x10" is 16): no CSV writes its numbers so, and a time
+        // of 0x10 after 15.9 read as going backwards.
+        if buf[lo..<hi].contains(where: { $0 == UInt8(ascii: "x") || $0 == UInt8(ascii: "X") }) { return nil }
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + 1) { tmp in
             for k in 0..<length { tmp[k] = CChar(bitPattern: buf[lo + k]) }
             tmp[length] = 0

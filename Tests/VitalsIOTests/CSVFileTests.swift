@@ -21,8 +21,8 @@ import Testing
         #expect(parsed == values.map { Double($0)! })
     }
 
-    @Test func aSignOrAPointWithoutDigitsIsNotANumber() throws {
-        for field in [".", "-.", "+", "+.", "-"] {
+    @Test func aSignOrAPointWithoutDigitsOrHexadecimalIsNotANumber() throws {
+        for field in [".", "-.", "+", "+.", "-", "0x10", "0X1F", "-0x1p3"] {
             let f = try csv("a\n1\n\(field)\n")
             #expect(throws: InputError(.notANumber, "t.csv: line 3, column 'a': '\(field)' is not a number")) {
                 try f.numericColumns([0])
