@@ -282,7 +282,7 @@ public struct PulseRecording: Sendable {
             }
             reading.inverted = column != nil && polarity == .inverted
             let checked = try scan.checked(source: src, names: names, rate: rate, rateIsStatedBesideTimes: reading.hasTimeColumn,
-                                           scale: reading.scale ?? 1, place: place)
+                                           millisecondTimes: reading.millisecondTimes, scale: reading.scale ?? 1, place: place)
             reading.startTime = checked.startTime
             return PulseRecording(source: src, inputs: Inputs(csv: csv, reading: reading, count: n, rows: keptRows),
                                   sampleRate: checked.sampleRate,
@@ -443,8 +443,10 @@ struct SampleScan {
 
     /// Checks times and values (in this order: times finite and increasing, a stated rate against
     /// the times, the rate's range, the sampling's regularity, the length, flatness) and measures the
-    /// rate. `scale` is the factor the values will be read with; `place` names a sample's place.
-    func checked(source src: String, names: String, rate: Double?, rateIsStatedBesideTimes: Bool, scale: Double,
+    /// rate. `scale` is the factor the values will be read with; `place` names a sample's place;
+    /// `millisecondTimes` says the times came from a `time_ms` column.
+    func checked(source src: String, names: String, rate: Double?, rateIsStatedBesideTimes: Bool,
+                 millisecondTimes: Bool = false, scale: Double,
                  place: (Int) -> String) throws -> (sampleRate: Double, duration: Double, startTime: Double) {
         if let badTime {
             throw InputError(.nonFinite, "\(src): \(place(badTime)), column 'time_s' is empty or not finite")
@@ -463,8 +465,11 @@ struct SampleScan {
         guard sampleRate >= 5, sampleRate <= 10_000 else {
             // Times written in milliseconds read as a rate a thousand times too low (samples 2 or more
             // "seconds" apart are no physiological recording in seconds).
-            let hint = rate == nil && sampleRate < 0.5 && sampleRate * 1000 >= 5
-                ? " (are the times in milliseconds? time_s must be seconds)" : ""
+            // And seconds in a time_ms column read a thousand times too high.
+            let hint = rate != nil ? ""
+                : millisecondTimes ? (sampleRate > 10_000 && sampleRate / 1000 <= 10_000
+                                      ? " (are the times in seconds? time_ms must be milliseconds)" : "")
+                : sampleRate < 0.5 && sampleRate * 1000 >= 5 ? " (are the times in milliseconds? time_s must be seconds)" : ""
             throw InputError(.badRate, String(format: "%@: sample rate %.3g Hz is outside 5 Hz...10 kHz%@", src, sampleRate, hint))
         }
         let duration = previous - first

@@ -47,4 +47,15 @@ import Testing
             "\(error)".contains("line 4 has an empty or non-finite value")
         }
     }
+
+    /// Seconds in a `time_ms` column are said to be seconds, as milliseconds in `time_s` are.
+    @Test func secondsInATimeMillisecondsColumnAreNamed() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ms-\(UUID().uuidString).csv").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let rows = (0..<600).map { "\(Double($0) / 30),\(sin(Double($0) / 3))" }
+        try (["time_ms,ppg"] + rows).joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect { try PulseRecording.load(path: path, column: "ppg") } throws: { error in
+            "\(error)".contains("are the times in seconds? time_ms must be milliseconds")
+        }
+    }
 }
