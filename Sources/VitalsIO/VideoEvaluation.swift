@@ -39,6 +39,8 @@ public struct VideoEvaluation: Sendable {
     public var results: [Result]
     /// Videos without a truth file (not scored).
     public var unscored: [String] = []
+    /// Truth files (`NAME.json`) without a video beside them.
+    public var truthsWithoutVideo: [String] = []
     public var withinTolerance: Int { results.filter(\.isWithinTolerance).count }
     public var fractionWithinTolerance: Double { results.isEmpty ? 0 : Double(withinTolerance) / Double(results.count) }
 
@@ -48,7 +50,10 @@ public struct VideoEvaluation: Sendable {
         let fm = FileManager.default
         var results: [Result] = []
         var unscored: [String] = []
-        for name in try directoryEntries(directory) {
+        let entries = try directoryEntries(directory)
+        let videoNames = Set(entries.filter { VideoFile.hasVideoExtension($0) }.map { ($0 as NSString).deletingPathExtension })
+        let truthsWithoutVideo = entries.filter { $0.hasSuffix(".json") && !videoNames.contains(String($0.dropLast(5))) }
+        for name in entries {
             let url = URL(fileURLWithPath: directory).appendingPathComponent(name)
             guard VideoFile.hasVideoExtension(url.path) else { continue }
             let truthURL = url.deletingPathExtension().appendingPathExtension("json")
@@ -87,6 +92,6 @@ public struct VideoEvaluation: Sendable {
         guard !results.isEmpty else {
             throw InputError(.empty, "\(directory): no video with a NAME.json truth file (hr_bpm)")
         }
-        return VideoEvaluation(results: results, unscored: unscored)
+        return VideoEvaluation(results: results, unscored: unscored, truthsWithoutVideo: truthsWithoutVideo)
     }
 }

@@ -20,6 +20,7 @@ struct EvalVideo: ParsableCommand {
     func run() throws {
         let eval = try CLIError.wrap { try VideoEvaluation.run(directory: directory) }
         for name in eval.unscored { warn("not scored: \(name) (no truth file \((name as NSString).deletingPathExtension).json)") }
+        for name in eval.truthsWithoutVideo { warn("no video for the truth file \(name)") }
         let pass = eval.fractionWithinTolerance >= VideoEvaluation.requiredFraction - 1e-9
         if json {
             let doc = JSON.object([
