@@ -19,8 +19,7 @@ import SignalProcessing
 /// how well the window repeats itself one beat period later (its autocorrelation; below
 /// `Settings.minimumPeriodicity` the update is declined): a slow drift or motion shared by all
 /// channels can be concentrated and agreed on, but it does not repeat beat after beat, so it is
-/// declined; nor does it repeat at the period better than half a period later, as a pulse does (a
-/// smooth drift alone was reported at 42 bpm). A track that no channel's own peak supports while most
+/// declined. A track that no channel's own peak supports while most
 /// channels peak at twice or half of it is a half- or double-rate answer: confidence 0. When, on top
 /// of that, the window's autocorrelation says the other octave is the pulse's period for three
 /// updates in a row, the track moves there (see `octaveCorrection`): otherwise the low-rate prior
@@ -347,12 +346,7 @@ public struct RateTracker: Sendable {
         // bit (the tracked rate is usually that peak), the same computation was already done.
         let period = 60 / bpm
         let periodicity = period == bestLag ? bestAutocorrelation : autocorrelation(bestCleaned, lagSeconds: period)
-        // A pulse repeats at its period better than half a period later (for a period T, the
-        // autocorrelation at T sums every harmonic's power, at T/2 the even ones' less the odd
-        // ones'); a smooth drift, which the band-pass leaves as a slow curve, is more alike the
-        // nearer the lag, however its spectrum leans.
-        let repeats = periodicity > autocorrelation(bestCleaned, lagSeconds: period / 2)
-        let declined = atHarmonic || !(periodicity >= settings.minimumPeriodicity) || !repeats
+        let declined = atHarmonic || !(periodicity >= settings.minimumPeriodicity)
         if declined, let target = octaveCorrection(bpm: bpm, periodicity: periodicity, atHarmonic: atHarmonic) {
             octaveVotes += 1
             if octaveVotes >= settings.octaveUpdates {

@@ -49,7 +49,8 @@ public func readInputFile(_ path: String, text: Bool = false) throws -> [UInt8] 
     let descriptor = open(path, O_RDONLY)
     guard descriptor >= 0 else { throw InputError(.unreadable, "\(path): cannot be read") }
     defer { _ = close(descriptor) }
-    // Blocks, joined once their total is known: an array grown as it goes held twice the input.
+    // Blocks, joined once their total is known and each freed as it is copied: an array grown as it
+    // goes held twice the input.
     var blocks: [[UInt8]] = []
     var total = 0
     let blockSize = 1 << 20
@@ -80,7 +81,10 @@ public func readInputFile(_ path: String, text: Bool = false) throws -> [UInt8] 
     if blocks.count == 1 { return blocks[0] }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(total)
-    for block in blocks { bytes.append(contentsOf: block) }
+    for k in blocks.indices {
+        bytes.append(contentsOf: blocks[k])
+        blocks[k] = []
+    }
     return bytes
 }
 

@@ -38,19 +38,26 @@ func resolvedPath(_ path: String) -> String {
 /// the input, that is a folder or standard output (where the command prints its summary or JSON),
 /// or whose folder is missing or not writable.
 func checkReportTarget(_ report: String, input: String) throws {
-    if sameFile(report, "/dev/stdout") {
+    // (Both to /dev/null mixes nothing.)
+    if sameFile(report, "/dev/stdout") && resolvedPath(report) != "/dev/null" {
         throw CLIError("--report \(report): the page would be mixed into what the command prints on standard output; name a file")
     }
     try checkOutputTarget(report, what: "--report FILE", inputs: [("the input", input)])
 }
 
 /// Refuses, before any work, an output file (`what` names it: "--report FILE") that would replace
-/// one of `inputs`, that is a folder, or whose folder is missing or not writable.
+/// one of `inputs`, that is a folder, that exists and cannot be written, or that does not exist in a
+/// folder that is missing or not writable (a device, a FIFO or a writable file in a read-only folder
+/// is written in place).
 func checkOutputTarget(_ path: String, what: String, inputs: [(what: String, path: String)]) throws {
     try checkDistinctFiles(outputs: [(what, path)], inputs: inputs)
     var isFolder: ObjCBool = false
     if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
         throw CLIError("\(path): is a folder; \(what) names the file to write")
+    }
+    if FileManager.default.fileExists(atPath: path) {
+        guard FileManager.default.isWritableFile(atPath: path) else { throw CLIError("\(path): cannot be written (no write permission)") }
+        return
     }
     let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
     guard FileManager.default.isWritableFile(atPath: folder) else {

@@ -226,21 +226,3 @@ extension RateTrackerHarmonicTests {
         #expect(dropped > 0)
     }
 }
-
-@Suite struct RateTrackerDriftTests {
-    /// A slow smooth drift and nothing else (a smoothed or interpolated export, say): the band-pass
-    /// leaves a slow curve whose spectrum leans to the band's low edge and whose autocorrelation is
-    /// high at any short lag, and it was reported at 41.8 bpm with confidence 0.53. It does not
-    /// repeat at that period better than half a period later, so nothing is answered.
-    @Test(arguments: [0.02, 0.05, 0.1, 0.2])
-    func aDriftWithoutAPulseGetsNoRate(hz: Double) {
-        let rate = 250.0
-        let inputs = (0..<30_000).map { i -> PulseInput in
-            let t = Double(i) / rate
-            return .ppg(time: t, value: 1000 + 50 * sin(2 * .pi * hz * t))
-        }
-        let analysis = PulseAnalysis.run(inputs, sampleRate: rate)
-        #expect(analysis.heartRate == nil)
-        #expect(analysis.rates.isEmpty, "\(analysis.rates.count) rates, from \(analysis.rates.first?.bpm ?? 0) bpm")
-    }
-}
