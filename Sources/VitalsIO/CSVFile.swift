@@ -44,38 +44,30 @@ public let maximumHeldInput = 1 << 30
 ///   that cannot be read or a pipe too long to hold, `.notText` (with `text`) for binary data.
 public func readInputFile(_ path: String, text: Bool = false) throws -> [UInt8] {
     try checkInputPath(path)
-    let stamp = FileStamp(path)
-    let regular = stamp?.isRegular == true
-    let descriptor = open(path, O_RDONLY)
-    guard descriptor >= 0 else { throw InputError(.unreadable, "\(path): cannot be read") }
-    defer { _ = close(descriptor) }
+    let regular = isRegularFile(path)
+    let blockSize = 1 << 20
+    guard let file = FileBlocks(path: path, blockSize: blockSize) else { throw InputError(.unreadable, "\(path): cannot be read") }
     // Blocks, joined once their total is known and each freed as it is copied: an array grown as it
-    // goes held twice the input.
+    // goes held twice the input. A pipe gives at most 64 KiB a read: reads gather in `file` until
+    // they fill a block.
     var blocks: [[UInt8]] = []
     var total = 0
-    let blockSize = 1 << 20
-    var ended = false
-    while !ended {
-        // A pipe gives at most 64 KiB a read: each block is filled before the next.
-        var block = [UInt8](repeating: 0, count: blockSize)
-        var filled = 0
-        while filled < blockSize {
-            var n: Int
-            repeat {
-                n = block.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, blockSize - filled) }
-            } while n < 0 && errno == EINTR
-            guard n >= 0 else { throw InputError(.unreadable, "\(path): cannot be read (\(String(cString: strerror(errno))))") }
-            if n == 0 { ended = true; break }
-            if text && total == 0 && filled == 0 && block[..<n].contains(0) {
-                try CSVFile.checkText(blank: false, hasZero: true, head: Array(block.prefix(min(n, 200))), source: path)
+    var firstRead = true
+    while true {
+        let n = try file.readMore(blockSize, source: path)
+        if text && firstRead && file.bytes.contains(0) {
+            try CSVFile.checkText(blank: false, hasZero: true, head: Array(file.bytes.prefix(200)), source: path)
+        }
+        firstRead = false
+        if file.count >= blockSize || n == 0 && file.count > 0 {
+            total += file.count
+            if !regular && total > maximumHeldInput {
+                throw InputError(.unreadable, "\(path): over \(maximumHeldInput >> 30) GiB from a pipe or a device, which is held in memory as it cannot be read twice; save it to a file (files are read a block at a time)")
             }
-            filled += n
+            blocks.append(Array(file.bytes))
+            file.consume(file.count)
         }
-        total += filled
-        if !regular && total > maximumHeldInput {
-            throw InputError(.unreadable, "\(path): over \(maximumHeldInput >> 30) GiB from a pipe or a device, which is held in memory as it cannot be read twice; save it to a file (files are read a block at a time)")
-        }
-        if filled > 0 { blocks.append(filled == blockSize ? block : Array(block[..<filled])) }
+        if n == 0 { break }
     }
     if blocks.isEmpty { return [] }
     if blocks.count == 1 { return blocks[0] }
