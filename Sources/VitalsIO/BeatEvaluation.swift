@@ -147,9 +147,10 @@ public struct BeatEvaluation: Sendable {
             throw InputError(.badTimestamps, "\(src): line \(csv.lineNumber(ofRow: i)): R-peak time \(r[i]) s does not increase (previous \(r[i - 1]) s)")
         }
         let span = recording.startTime...(recording.startTime + recording.duration)
-        guard 2 * r.filter({ span.contains($0) }).count >= r.count else {
+        let outside = r.filter { !span.contains($0) }.count
+        guard 2 * outside <= r.count else {
             throw InputError(.badTimestamps, String(format: "%@: %d of %d R-peak times lie outside the recording (%.3f-%.3f s on its clock): are they in seconds, on the same clock?",
-                                                    src, r.filter { !span.contains($0) }.count, r.count, span.lowerBound, span.upperBound))
+                                                    src, outside, r.count, span.lowerBound, span.upperBound))
         }
     }
 
