@@ -52,10 +52,8 @@ func checkReportTarget(_ report: String, input: String) throws {
 func checkOutputTarget(_ path: String, what: String, inputs: [(what: String, path: String)]) throws {
     try checkDistinctFiles(outputs: [(what, path)], inputs: inputs)
     var isFolder: ObjCBool = false
-    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
-        throw CLIError("\(path): is a folder; \(what) names the file to write")
-    }
-    if FileManager.default.fileExists(atPath: path) {
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
+        guard !isFolder.boolValue else { throw CLIError("\(path): is a folder; \(what) names the file to write") }
         guard FileManager.default.isWritableFile(atPath: path) else { throw CLIError("\(path): cannot be written (no write permission)") }
         return
     }
