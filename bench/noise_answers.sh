@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# How often `vitals heart-rate` answers a recording that holds no pulse: 60 one-minute signals at
+# How often `vitals heart-rate` answers a recording that holds no pulse (3 of 60 at the time of writing; 20 before
+# `RateTracker.Settings.minimumPeakShare`): 60 one-minute signals at
 # 30 Hz (12 each of white noise, a random walk, a slow sine of 0.02-0.3 Hz, a cubic trend and an
 # integrated random walk), generated with a fixed seed. Prints the count answered per kind.
 # Usage: bench/noise_answers.sh [VITALS_BINARY ...]   (needs python3 with numpy)

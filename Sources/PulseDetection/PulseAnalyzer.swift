@@ -222,6 +222,7 @@ public struct PulseAnalyzer: Sendable {
         resamplers = Array(repeating: UniformResampler(rate: sampleRate), count: n)
         beatFilters = Array(repeating: beat, count: n)
         trackerFilters = Array(repeating: track, count: n)
+        tracker.setInputFilter(track, sampleRate: sampleRate)
         detectors = Array(repeating: BeatDetector(rate: sampleRate, settings: settings.beats), count: n)
         detectorStandIns = detectors
         trackers = Array(repeating: BeatTracker(settings: settings.beatTracker), count: n)

@@ -193,6 +193,51 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
         #expect(settled.allSatisfy { ($0.rateConfidence ?? 0) >= finger.minimumConfidence })
     }
 
+    /// One minute at 30 Hz of a smooth slow signal with no pulse in it.
+    private static func slowDrift(_ kind: Int) -> [PulseInput] {
+        (0..<(60 * 30)).map { i in
+            let t = Double(i) / 30
+            let u = t / 60
+            let value: Double = switch kind {
+            case 0: 1000 + 30 * (0.8 * u * u * u - 1.3 * u * u + 0.4 * u)  // a cubic trend
+            case 1: 1000 + 50 * sin(2 * Double.pi * 0.05 * t + 1)
+            default: 1000 + 50 * sin(2 * Double.pi * 0.1 * t + 2)
+            }
+            return .ppg(time: t, value: value)
+        }
+    }
+
+    @Test(arguments: 0..<3)
+    func aSlowDriftWithoutAPulseGetsNoRate(kind: Int) {
+        let drift = Self.slowDrift(kind)
+        let analysis = PulseAnalysis.run(drift, sampleRate: 30)
+        #expect(analysis.heartRate == nil)
+        // The first window after the start (5 s) can still read the filter's own start-up swing
+        // as a slow pulse; none after the first full window does.
+        #expect(analysis.rates.allSatisfy { $0.time < 10 })
+        // The kind of drift that fooled the tracker: band-passed, it is a smooth swell near the
+        // filter's lower edge that repeats well enough one "period" later.
+        var settings = PulseAnalyzer.Settings()
+        settings.tracker.minimumPeakShare = 0
+        #expect(PulseAnalysis.run(drift, sampleRate: 30, settings: settings).heartRate != nil)
+    }
+
+    @Test(arguments: [45.0, 72, 110])
+    func aPulseUnderSlowWanderOfTwentyFiveTimesItsPowerIsStillTracked(bpm: Double) {
+        var rng = SplitMix64(seed: 3)
+        let f = bpm / 60
+        let inputs = (0..<(60 * 30)).map { i in
+            let t = Double(i) / 30
+            let pulse = sin(2 * Double.pi * f * t) + 0.4 * sin(4 * Double.pi * f * t - 1)
+            let wander = 5 * 1.08 * sin(2 * Double.pi * 0.25 * t)  // RMS 5x the pulse's
+            return PulseInput.ppg(time: t, value: 100 + pulse + wander + 0.05 * rng.gaussian())
+        }
+        let settled = PulseAnalysis.run(inputs, sampleRate: 30).estimates.filter { $0.time > 15 }
+        let answered = settled.filter { $0.confidence >= 0.1 }
+        #expect(Double(answered.count) >= 0.9 * Double(settled.count))
+        #expect(answered.allSatisfy { abs($0.bpm - bpm) < 2 })
+    }
+
     private func checkOneBeatPerHeartbeat(bpm: Double) {
         let w = waveform(bpm: bpm)
         var detector = BeatDetector(rate: 30)
