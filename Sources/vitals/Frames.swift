@@ -37,7 +37,10 @@ struct Frames: ParsableCommand {
     }
 
     func run() throws {
-        if let output { try checkOutputTarget(output, what: "--output \(output)", inputs: [("the input video", video)]) }
+        if let output {
+            if json { try refuseStandardOutput(output, option: "--output", what: "the CSV") }
+            try checkOutputTarget(output, what: "--output \(output)", inputs: [("the input video", video)])
+        }
         try CLIError.wrap {
             var frameRegion = FrameRegion.full
             if let region {

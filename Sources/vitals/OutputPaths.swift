@@ -38,11 +38,16 @@ func resolvedPath(_ path: String) -> String {
 /// the input, that is a folder or standard output (where the command prints its summary or JSON),
 /// or whose folder is missing or not writable.
 func checkReportTarget(_ report: String, input: String) throws {
-    // (Both to /dev/null mixes nothing.)
-    if sameFile(report, "/dev/stdout") && resolvedPath(report) != "/dev/null" {
-        throw CLIError("--report \(report): the page would be mixed into what the command prints on standard output; name a file")
-    }
+    try refuseStandardOutput(report, option: "--report", what: "the page")
     try checkOutputTarget(report, what: "--report FILE", inputs: [("the input", input)])
+}
+
+/// Refuses an output file (`option` names it, `what` says what it holds) that is standard output,
+/// where the command prints its own summary or JSON. Both going to /dev/null mixes nothing.
+func refuseStandardOutput(_ path: String, option: String, what: String) throws {
+    if sameFile(path, "/dev/stdout") && resolvedPath(path) != "/dev/null" {
+        throw CLIError("\(option) \(path): \(what) would be mixed into what the command prints on standard output; name a file")
+    }
 }
 
 /// Refuses, before any work, an output file (`what` names it: "--report FILE") that would replace

@@ -445,6 +445,12 @@ extension CLITests {
             let report = try vitals(["heart-rate", "noise.csv", "--column", "ppg", "--json", "--report", target], in: dir)
             #expect(report.status != 0 && report.stdout.isEmpty && report.stderr.contains(said), "\(report.stderr)")
         }
+        // So is a CSV sent to standard output beside the JSON (it was printed into it).
+        _ = try vitals(["simulate", "finger", "--seconds", "1", "clip.y4m"], in: dir)
+        let mixed = try vitals(["frames", "clip.y4m", "--csv", "--json", "-o", "/dev/stdout"], in: dir)
+        #expect(mixed.status != 0 && mixed.stdout.isEmpty && mixed.stderr.contains("the CSV would be mixed"), "\(mixed.stderr)")
+        let apart = try vitals(["frames", "clip.y4m", "--csv", "--json", "-o", "clip.csv"], in: dir)
+        #expect(apart.status == 0 && apart.stdout.hasPrefix("{"), "\(apart.stderr)")
 
         try FileManager.default.createDirectory(atPath: dir + "/videos", withIntermediateDirectories: true)
         try Data("not json".utf8).write(to: URL(fileURLWithPath: dir + "/videos/c.json"))
