@@ -22,6 +22,9 @@ struct XMLTree: Sendable {
     /// The document element of `bytes`.
     /// - Throws: ``FaceTrackingError`` `.malformedXML` with the parser's reason and line.
     static func parse(_ bytes: [UInt8]) throws(FaceTrackingError) -> XMLTree {
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            throw FaceTrackingError(.malformedXML, "cascade is empty")
+        }
         let builder = Builder()
         let parser = XMLParser(data: Data(bytes))
         parser.delegate = builder

@@ -36,6 +36,8 @@ import Testing
         #expect(failure("this is not xml")?.code == .malformedXML)
         #expect(failure("<opencv_storage><cascade>")?.code == .malformedXML)
         #expect(failure("")?.code == .malformedXML)
+        #expect(failure(" \n\t")?.message == "cascade is empty")
+        #expect(failure("this is not xml")?.message.contains("not well-formed XML") == true)
     }
 
     @Test func anOldFormatCascadeIsNamedAsSuch() {
