@@ -28,8 +28,13 @@ public struct SkinEvaluation: Sendable {
     /// - Throws: `InputError` for a folder without `truth.csv` (itself or a subfolder), a truth row
     ///   without a video or a plausible rate (20-300 bpm), a video without region files, or a video
     ///   that cannot be decoded.
+    /// - Parameters:
+    ///   - progress: called with each video's name (`GROUP/VIDEO`) before it is decoded.
+    ///   - unscored: called with each video file (`GROUP/FILE`) that no `truth.csv` row names, before
+    ///     any is decoded.
     public static func run(directory: String, method: RemotePulse.Method = .pos,
-                           progress: ((String) -> Void)? = nil) throws -> [SkinEvaluation] {
+                           progress: ((String) -> Void)? = nil,
+                           unscored: ((String) -> Void)? = nil) throws -> [SkinEvaluation] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw InputError(.fileNotFound, "\(directory): not a folder (eval skin takes a folder with truth.csv and the videos)")
@@ -58,6 +63,9 @@ public struct SkinEvaluation: Sendable {
             guard !rates.isEmpty else { throw InputError(.empty, "\(truthCSV.source): no videos listed") }
             if let row = videos.indices.dropFirst().first(where: { videos[..<$0].contains(videos[$0]) }) {
                 throw InputError(.badOption, "\(truthCSV.source): line \(truthCSV.lineNumber(ofRow: row)): video \(videos[row]) is listed twice (it would be scored twice)")
+            }
+            for file in files where owner(of: file, among: videos) == nil {
+                unscored?(group.isEmpty ? file : "\(group)/\(file)")
             }
             for row in rates.indices {
                 let video = videos[row]

@@ -31,7 +31,9 @@ struct EvalSkin: ParsableCommand {
     func run() throws {
         let results = try CLIError.wrap {
             // Progress for a person watching; a script reading stderr gets only warnings and errors.
-            try SkinEvaluation.run(directory: directory, method: method) { if isatty(2) != 0 { status("decoding \($0)") } }
+            try SkinEvaluation.run(directory: directory, method: method,
+                                   progress: { if isatty(2) != 0 { status("decoding \($0)") } },
+                                   unscored: { warn("not scored: \($0) (no row in truth.csv names it)") })
         }
         let answered = results.filter { $0.heartRate != nil }
         let errors = answered.map { abs($0.heartRate! - $0.truth) }

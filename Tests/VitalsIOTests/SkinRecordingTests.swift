@@ -40,7 +40,9 @@ private func writeSkinClip(path: String, bpm: Double, seconds: Double = 24, fram
         try writeSkinClip(path: cohort + "/clipA_forehead.y4m", bpm: 84, seed: 1)
         try writeSkinClip(path: cohort + "/clipA_cheek.y4m", bpm: 84, seed: 2)
         try writeSkinClip(path: cohort + "/clipB.y4m", bpm: 66, seed: 3)
-        let results = try SkinEvaluation.run(directory: dir)
+        var unscored: [String] = []
+        let results = try SkinEvaluation.run(directory: dir, unscored: { unscored.append($0) })
+        #expect(unscored.isEmpty)
         #expect(results.map(\.video) == ["clipA", "clipB"])
         #expect(results.map(\.group) == ["cohort", "cohort"])
         #expect(results[0].regions == ["cheek", "forehead"])
@@ -54,8 +56,10 @@ private func writeSkinClip(path: String, bpm: Double, seconds: Double = 24, fram
         // took "clipB_x_cheek" as its region "x_cheek").
         try FileManager.default.copyItem(atPath: cohort + "/clipB.y4m", toPath: cohort + "/clipB_x_cheek.y4m")
         try "video,hr_bpm\nclipB,66\nclipB_x,66\n".write(toFile: cohort + "/truth.csv", atomically: true, encoding: .utf8)
-        let split = try SkinEvaluation.run(directory: dir)
+        let split = try SkinEvaluation.run(directory: dir, unscored: { unscored.append($0) })
         #expect(split.map(\.regions) == [["whole frame"], ["cheek"]])
+        // Videos no truth row names are said to be left out.
+        #expect(unscored.sorted() == ["cohort/clipA_cheek.y4m", "cohort/clipA_forehead.y4m"])
         // No videos listed is an error, not a NaN.
         try "video,hr_bpm\n".write(toFile: cohort + "/truth.csv", atomically: true, encoding: .utf8)
         #expect(throws: InputError.self) { try SkinEvaluation.run(directory: dir) }
