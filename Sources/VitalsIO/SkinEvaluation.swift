@@ -25,13 +25,14 @@ public struct SkinEvaluation: Sendable {
     public var frames: Int
     public var duration: Double
 
-    /// - Throws: `InputError` for a folder without `truth.csv` (itself or a subfolder), a truth row
-    ///   without a video or a plausible rate (20-300 bpm), a video without region files, or a video
-    ///   that cannot be decoded.
+    /// Scores every video the `truth.csv` of `directory` (or of each of its subfolders) lists.
     /// - Parameters:
     ///   - progress: called with each video's name (`GROUP/VIDEO`) before it is decoded.
     ///   - unscored: called with each video file (`GROUP/FILE`) that no `truth.csv` row names, before
     ///     any is decoded.
+    /// - Throws: `InputError` for a folder without `truth.csv` (itself or a subfolder), a truth row
+    ///   without a video or a plausible rate (20-300 bpm), a video without region files, or a video
+    ///   that cannot be decoded.
     public static func run(directory: String, method: RemotePulse.Method = .pos,
                            progress: ((String) -> Void)? = nil,
                            unscored: ((String) -> Void)? = nil) throws -> [SkinEvaluation] {
