@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How often `vitals heart-rate` answers a recording that holds no pulse (3 of 60 at the time of writing; 20 before
+# How often `vitals heart-rate` answers a recording that holds no pulse (2 of 60 at the time of writing; 20 before
 # `RateTracker.Settings.minimumPeakShare`): 60 one-minute signals at
 # 30 Hz (12 each of white noise, a random walk, a slow sine of 0.02-0.3 Hz, a cubic trend and an
 # integrated random walk), generated with a fixed seed. Prints the count answered per kind.

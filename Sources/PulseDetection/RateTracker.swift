@@ -122,25 +122,31 @@ public struct RateTracker: Sendable {
         /// Consecutive updates that must say so before the track moves (a motion spike can make
         /// one window repeat oddly).
         public var octaveUpdates: Int = 3
-        /// Least share of the slow power a tracked peak must hold, read before the band-pass the
-        /// windows went through (see ``RateTracker/setInputFilter(_:sampleRate:)``): the chosen
-        /// spectrum divided by that filter's power gain must hold at the tracked rate at least this
-        /// fraction of its largest value between `slowestComponentHz` and that rate, or the update
-        /// is declined. A slow drift's spectrum falls steeply with frequency and the band-pass's
-        /// lower edge rises steeply, so their product peaks near the edge: through a 0.5-Hz edge, a
-        /// cubic trend or a 0.02-0.3 Hz sine read 42 bpm at confidence 0.5, its band-passed window
-        /// a smooth swell that repeats well enough one "period" later. Before the filter, nothing
-        /// peaks there. A pulse stands far above that floor even under slow wander a hundred times
-        /// its power (breathing, pressure). On `bench/noise_answers.sh` (60 pulseless minutes)
-        /// answered recordings went from 20 to 3 (1e-2: 1, 1e-3: 2); MTHS, a103l and the
-        /// simulator read the same. With a 0.15-0.35 Hz sine added to every MTHS recording at
-        /// 1, 6, 12 and 25 times the band-passed pulse's RMS, 0.2, 0.6, 1.9 and 5.9 % fewer
-        /// windows were answered (those declined were mostly wrong: at 25 times, the answered within
-        /// 5 bpm rose from 92.8 to 96.3 %); 1e-2 cost 3-22 % at 1-6 times.
-        public var minimumPeakShare: Double = 1e-4
-        /// Lower end of the band `minimumPeakShare` compares with, Hz: below it the filter's gain is
-        /// so small that dividing by it mostly magnifies the window's edges and clipping. Breathing
-        /// (0.15-0.4 Hz) lies inside. 0.3 let 15 of the 60 pulseless minutes through at 1e-3.
+        /// Least share of the power just below it that a tracked peak must hold, both read before
+        /// the band-pass the windows went through (see ``RateTracker/setInputFilter(_:sampleRate:)``):
+        /// the chosen spectrum, divided by that filter's power gain, must hold at the tracked rate at
+        /// least this fraction of its largest value in `peakShareBand` below it, or the update is
+        /// declined. A slow drift's spectrum falls steeply with frequency and the band-pass's lower
+        /// edge rises steeply, so their product peaks near the edge: through a 0.5-Hz edge, a cubic
+        /// trend or a 0.02-0.13 Hz sine read 38-43 bpm at confidence 0.5, its band-passed window a
+        /// smooth swell that repeats well enough one "period" later. Before the filter, the drift
+        /// still falls steeply there: 20-90 dB over those few tenths of a hertz. A pulse is a peak of
+        /// its own, beside whatever wander lies further below.
+        ///
+        /// 0.01 (20 dB): on `bench/noise_answers.sh` (60 pulseless minutes) answered recordings
+        /// went from 20 to 2, and every real evaluation (MTHS, a103l, v102s, 60 simulator sets, the
+        /// fingertip videos) read the same. A first version compared with the largest power anywhere
+        /// from `slowestComponentHz` up, at 1e-4 (3 of 60): it declined real pulses under wander
+        /// 50 times the pulse's RMS (a103l with a 0.22-Hz sine so large: 61 windows of 65 answered
+        /// -> 8), which this band leaves as they were (61), as it leaves MTHS with a 0.15-0.35 Hz sine
+        /// of 25 and 50 times the pulse (answered 62.9 -> 62.7 % and 57.4 -> 57.4 %).
+        public var minimumPeakShare: Double = 0.01
+        /// Where below the tracked rate `minimumPeakShare` looks, in units of one over the window's
+        /// length: from 4/T to 2/T below it (10-s windows: 0.4-0.2 Hz below). 2/T is the edge of
+        /// the Hann window's main lobe, so the peak's own lobe is not compared with itself.
+        public var peakShareBand: ClosedRange<Double> = 2...4
+        /// Lowest frequency `minimumPeakShare` compares with, Hz: below it the filter's gain is so
+        /// small that dividing by it mostly magnifies the window's edges and clipping.
         public var slowestComponentHz: Double = 0.15
         public init() {}
     }
@@ -630,20 +636,20 @@ public struct RateTracker: Sendable {
     }
 
     /// Whether the chosen spectrum's power at bin `k`, divided by the input filter's gain (the
-    /// window's spectrum before the filter), is at least `minimumPeakShare` of the most it holds at
-    /// any frequency from `slowestComponentHz` up to bin `k`, so divided (see
+    /// window's spectrum before the filter), is at least `minimumPeakShare` of the most it holds,
+    /// so divided, in `peakShareBand` below bin `k` (not below `slowestComponentHz`; see
     /// ``Settings/minimumPeakShare``). True when no input filter is known.
     private func standsOutBeforeFilter(_ k: Int) -> Bool {
-        guard inputGain.count == best.count else { return true }
+        guard inputGain.count == best.count, !bestCleaned.isEmpty else { return true }
         let binHz = rate / Double(fftLength)
-        let peak = best[k] / inputGain[k]
+        let lobe = rate / Double(bestCleaned.count) / binHz  // bins per 1/T
+        let lowest = max(1, Int((settings.slowestComponentHz / binHz).rounded(.up)),
+                         k - Int((settings.peakShareBand.upperBound * lobe).rounded(.down)))
+        let highest = k - Int((settings.peakShareBand.lowerBound * lobe).rounded(.up))
+        guard lowest <= highest else { return true }
         var below = 0.0
-        var p = max(1, Int((settings.slowestComponentHz / binHz).rounded(.up)))
-        while p < k {
-            below = max(below, best[p] / inputGain[p])
-            p += 1
-        }
-        return peak >= settings.minimumPeakShare * below
+        for p in lowest...highest { below = max(below, best[p] / inputGain[p]) }
+        return best[k] / inputGain[k] >= settings.minimumPeakShare * below
     }
 
     private func peakBin(_ s: [Double]) -> Int {

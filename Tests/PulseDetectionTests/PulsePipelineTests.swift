@@ -212,9 +212,10 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
         let drift = Self.slowDrift(kind)
         let analysis = PulseAnalysis.run(drift, sampleRate: 30)
         #expect(analysis.heartRate == nil)
-        // The first window after the start (5 s) can still read the filter's own start-up swing
-        // as a slow pulse; none after the first full window does.
-        #expect(analysis.rates.allSatisfy { $0.time < 10 })
+        // A window that holds the filter's own start-up swing (one ending by 10 s) can still read
+        // it as a slow pulse, at low confidence; no later window does.
+        #expect(analysis.rates.allSatisfy { $0.time <= 10 && $0.confidence < 0.3 },
+                "\(analysis.rates.map { ($0.time, $0.bpm, $0.confidence) })")
         // The kind of drift that fooled the tracker: band-passed, it is a smooth swell near the
         // filter's lower edge that repeats well enough one "period" later.
         var settings = PulseAnalyzer.Settings()
@@ -222,14 +223,18 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
         #expect(PulseAnalysis.run(drift, sampleRate: 30, settings: settings).heartRate != nil)
     }
 
-    @Test(arguments: [45.0, 72, 110])
-    func aPulseUnderSlowWanderOfTwentyFiveTimesItsPowerIsStillTracked(bpm: Double) {
+    /// Wander up to 50 times the pulse's RMS (2500 times its power) is tracked as it was without
+    /// the drift rule; a first version of the rule declined every window of a 90-bpm pulse under
+    /// such wander. (A 45-bpm pulse under wander 20 times its size was not tracked before the rule
+    /// either: the two spectral peaks lie 0.5 Hz apart.)
+    @Test(arguments: [(45.0, 5.0), (72, 50), (110, 50)])
+    func aPulseUnderSlowWanderIsStillTracked(bpm: Double, size: Double) {
         var rng = SplitMix64(seed: 3)
         let f = bpm / 60
         let inputs = (0..<(60 * 30)).map { i in
             let t = Double(i) / 30
             let pulse = sin(2 * Double.pi * f * t) + 0.4 * sin(4 * Double.pi * f * t - 1)
-            let wander = 5 * 1.08 * sin(2 * Double.pi * 0.25 * t)  // RMS 5x the pulse's
+            let wander = size * 1.08 * sin(2 * Double.pi * 0.25 * t)  // RMS `size` times the pulse's
             return PulseInput.ppg(time: t, value: 100 + pulse + wander + 0.05 * rng.gaussian())
         }
         let settled = PulseAnalysis.run(inputs, sampleRate: 30).estimates.filter { $0.time > 15 }
