@@ -130,8 +130,8 @@ public struct RateTracker: Sendable {
         /// edge rises steeply, so their product peaks near the edge: through a 0.5-Hz edge, a cubic
         /// trend or a 0.02-0.13 Hz sine read 38-43 bpm at confidence 0.5, its band-passed window a
         /// smooth swell that repeats well enough one "period" later. Before the filter, the drift
-        /// still falls steeply there: 20-90 dB over those few tenths of a hertz. A pulse is a peak of
-        /// its own, beside whatever wander lies further below.
+        /// still falls steeply there (a cubic trend's window: 22 dB from 0.4 to 0.7 Hz). A pulse is a
+        /// peak of its own, beside whatever wander lies further below.
         ///
         /// 0.01 (20 dB): on `bench/noise_answers.sh` (60 pulseless minutes) answered recordings
         /// went from 20 to 2, and every real evaluation (MTHS, a103l, v102s, 60 simulator sets, the
