@@ -145,6 +145,14 @@ public struct RateTracker: Sendable {
         /// length: from 4/T to 2/T below it (10-s windows: 0.4-0.2 Hz below). 2/T is the edge of
         /// the Hann window's main lobe, so the peak's own lobe is not compared with itself.
         public var peakShareBand: ClosedRange<Double> = 2...4
+        /// The farthest below the tracked rate `minimumPeakShare` looks, Hz (at least one bin past
+        /// `peakShareBand`'s lower end). The first updates after a start read 5-s windows, whose
+        /// 4/T is 0.8 Hz: that reached a slow pulse's breathing, and 23 of 300 generated 45-100
+        /// bpm pulses under 0.1-0.3 Hz wander (1-30 times their size) answered about 5 s later than
+        /// without the rule. With 0.5 none does, and the pulseless sets read the same; 0.4 let a
+        /// 0.1-Hz sine's start-up through at confidence 0.45, and 0.6 still declined a 45-bpm pulse
+        /// under 0.3-Hz wander three times its size.
+        public var peakShareReachHz: Double = 0.5
         /// Lowest frequency `minimumPeakShare` compares with, Hz: below it the filter's gain is so
         /// small that dividing by it mostly magnifies the window's edges and clipping.
         public var slowestComponentHz: Double = 0.15
@@ -637,15 +645,16 @@ public struct RateTracker: Sendable {
 
     /// Whether the chosen spectrum's power at bin `k`, divided by the input filter's gain (the
     /// window's spectrum before the filter), is at least `minimumPeakShare` of the most it holds,
-    /// so divided, in `peakShareBand` below bin `k` (not below `slowestComponentHz`; see
-    /// ``Settings/minimumPeakShare``). True when no input filter is known.
+    /// so divided, in `peakShareBand` below bin `k` (not farther than `peakShareReachHz`, nor below
+    /// `slowestComponentHz`; see ``Settings/minimumPeakShare``). True when no input filter is known.
     private func standsOutBeforeFilter(_ k: Int) -> Bool {
         guard inputGain.count == best.count, !bestCleaned.isEmpty else { return true }
         let binHz = rate / Double(fftLength)
         let lobe = rate / Double(bestCleaned.count) / binHz  // bins per 1/T
-        let lowest = max(1, Int((settings.slowestComponentHz / binHz).rounded(.up)),
-                         k - Int((settings.peakShareBand.upperBound * lobe).rounded(.down)))
         let highest = k - Int((settings.peakShareBand.lowerBound * lobe).rounded(.up))
+        let reach = min(settings.peakShareBand.upperBound * lobe, settings.peakShareReachHz / binHz)
+        let lowest = max(1, Int((settings.slowestComponentHz / binHz).rounded(.up)),
+                         min(highest, k - Int(reach.rounded(.down))))
         guard lowest <= highest else { return true }
         var below = 0.0
         for p in lowest...highest { below = max(below, best[p] / inputGain[p]) }

@@ -237,10 +237,17 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
             let wander = size * 1.08 * sin(2 * Double.pi * 0.25 * t)  // RMS `size` times the pulse's
             return PulseInput.ppg(time: t, value: 100 + pulse + wander + 0.05 * rng.gaussian())
         }
-        let settled = PulseAnalysis.run(inputs, sampleRate: 30).estimates.filter { $0.time > 15 }
+        let analysis = PulseAnalysis.run(inputs, sampleRate: 30)
+        let settled = analysis.estimates.filter { $0.time > 15 }
         let answered = settled.filter { $0.confidence >= 0.1 }
         #expect(Double(answered.count) >= 0.9 * Double(settled.count))
         #expect(answered.allSatisfy { abs($0.bpm - bpm) < 2 })
+        // The first rate, from a 5-s window, comes no later than without the drift rule (the rule
+        // once looked 0.8 Hz below a first window's peak, into the wander).
+        var ruleOff = PulseAnalyzer.Settings()
+        ruleOff.tracker.minimumPeakShare = 0
+        let unruled = PulseAnalysis.run(inputs, sampleRate: 30, settings: ruleOff)
+        #expect(analysis.rates.first?.time == unruled.rates.first?.time, "\(analysis.rates.prefix(2)) \(unruled.rates.prefix(2))")
     }
 
     private func checkOneBeatPerHeartbeat(bpm: Double) {
