@@ -65,7 +65,10 @@ public struct SkinEvaluation: Sendable {
             if let row = videos.indices.dropFirst().first(where: { videos[..<$0].contains(videos[$0]) }) {
                 throw InputError(.badOption, "\(truthCSV.source): line \(truthCSV.lineNumber(ofRow: row)): video \(videos[row]) is listed twice (it would be scored twice)")
             }
-            for file in files where owner(of: file, among: videos) == nil {
+            // A file is the region of the longest video name it starts with (video "a" does not
+            // take "a_b_cheek" when there is a video "a_b"); a file of no listed video is not scored.
+            let filesByVideo = Dictionary(grouping: files) { owner(of: $0, among: videos) }
+            for file in filesByVideo[String?.none] ?? [] {
                 unscored?(group.isEmpty ? file : "\(group)/\(file)")
             }
             for row in rates.indices {
@@ -75,9 +78,7 @@ public struct SkinEvaluation: Sendable {
                 guard (20...300).contains(rates[row]) else {
                     throw InputError(.notANumber, String(format: "%@: a heart rate of %g bpm is no truth (20-300 bpm)", line, rates[row]))
                 }
-                // A file is the region of the longest video name it starts with (video "a" does not
-                // take "a_b_cheek" when there is a video "a_b").
-                let regionFiles = files.filter { owner(of: $0, among: videos) == video }
+                let regionFiles = filesByVideo[video] ?? []
                 guard !regionFiles.isEmpty else {
                     throw InputError(.fileNotFound, "\(line): no video \(video).EXT or \(video)_REGION.EXT in \(folder)")
                 }
