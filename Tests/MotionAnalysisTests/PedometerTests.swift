@@ -267,6 +267,65 @@ struct PedometerTests {
         #expect(abs(events.filter { $0.kind == .step }.count - contacts.count) <= 4)
     }
 
+    /// A phone lying on a machine that shakes it at `hertz` (0.3 g along gravity), sampled at `rate` Hz.
+    static func vibration(hertz: Double, rate: Double, seconds: Double = 60, amplitude: Double = 0.3) -> [AccelerometerSample] {
+        let down = Vector3(x: 0.05, y: 0.1, z: 0.99)
+        return (0..<Int(seconds * rate)).map { i in
+            let t = Double(i) / rate
+            return AccelerometerSample(time: t, acceleration: down * (1 + amplitude * sin(2 * Double.pi * hertz * t)))
+        }
+    }
+
+    @Test("a vibration of 6-7 Hz is not a walk: no steps (it counted one step per two or three cycles, 175-199 a minute)",
+          arguments: [(6.0, 100.0), (7.0, 100.0), (6.0, 50.0)])
+    func vibrationIsNotAWalk(hertz: Double, rate: Double) {
+        let steps = StepDetector.detect(Self.vibration(hertz: hertz, rate: rate)).filter { $0.kind == .step }
+        #expect(steps.count == 0)
+    }
+
+    @Test("a sprint at 4-4.5 steps/s is counted in full (why a vibration of 4-5 Hz is still counted: it has such a gait's period)",
+          arguments: [4.0, 4.5])
+    func sprintIsCounted(stepsPerSecond: Double) {
+        // Sharp foot strikes (0.8 g, 0.05 s) with a rebound, every other one 20 % weaker, at 100 Hz.
+        let contacts = (0..<Int(50 * stepsPerSecond)).map { 5 + Double($0) / stepsPerSecond }
+        let samples = (0..<6000).map { i -> AccelerometerSample in
+            let t = Double(i) / 100
+            var vertical = 0.0
+            for (k, c) in contacts.enumerated() where abs(t - c) < 0.5 {
+                let d = t - c
+                vertical += 0.8 * (k % 2 == 0 ? 1 : 0.8) * exp(-pow((d - 0.03) / 0.05, 2)) - 0.3 * exp(-pow((d - 0.15) / 0.07, 2))
+            }
+            return AccelerometerSample(time: t, acceleration: Vector3(x: 0, y: 0.3, z: 0.95 + vertical))
+        }
+        let steps = StepDetector.detect(samples).filter { $0.kind == .step }
+        #expect(abs(steps.count - contacts.count) <= 2, "\(steps.count) of \(contacts.count)")
+    }
+
+    @Test("lag sums over a window equal the direct sums at every lag")
+    func lagSums() {
+        var noise = WalkSimulator.Noise(state: 11)
+        let w = (0..<100).map { _ in noise.next() }
+        w.withUnsafeBytes { raw in
+            for lag in 0..<60 {
+                let direct = (0..<(w.count - lag)).reduce(0.0) { $0 + w[$1] * w[$1 + lag] }
+                #expect(abs(GaitSignal.lagSum(raw.baseAddress!, length: w.count, lag: lag) - direct) < 1e-12)
+            }
+        }
+    }
+
+    @Test("a walk on a vibrating floor (5 Hz, 0.15 g) counts the same steps as without the vibration")
+    func walkOnAVibratingFloor() {
+        let sim = WalkSimulator(seed: 8)
+        let (walk, contacts) = sim.make([.stand(seconds: 5), .walk(steps: 100, interval: 0.55, amplitude: 0.4), .stand(seconds: 5)])
+        let shaken = zip(walk, Self.vibration(hertz: 5, rate: sim.rate, seconds: 65, amplitude: 0.15)).map { w, v in
+            AccelerometerSample(time: w.time, acceleration: w.acceleration + v.acceleration - Vector3(x: 0.05, y: 0.1, z: 0.99))
+        }
+        let plain = StepDetector.detect(walk).filter { $0.kind == .step }.map(\.time)
+        let steps = StepDetector.detect(shaken).filter { $0.kind == .step }.map(\.time)
+        #expect(abs(plain.count - contacts.count) <= 2)
+        #expect(steps.count == plain.count && matched(steps, contacts) >= contacts.count - 2, "\(steps.count) of \(contacts.count)")
+    }
+
     @Test("one sample beyond any accelerometer's range (FLT_MAX) is skipped, not a band-pass ringing for tens of seconds")
     func anImpossibleSampleIsSkipped() {
         let sim = WalkSimulator(seed: 9)

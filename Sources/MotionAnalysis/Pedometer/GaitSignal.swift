@@ -52,6 +52,11 @@ struct GaitSignal: Sendable {
     /// most cos(0.6π) ≈ −0.31 anywhere in this range. 0.4–0.6 until 23 Nov 2026 counted such a gait
     /// at half (`PedometerTests.stronglyAlternatingGait`); Oxford's counts stayed the same.
     static let strideSecondStepRange = (min: 0.3, max: 0.7)
+    /// Largest autocorrelation a half or a third of a step period on that a gait can have (a step's
+    /// wave is anti-correlated there: −0.3 to −0.9 at the half on the Oxford set). Above it the
+    /// period spans two or three cycles of a vibration, and the estimate's periodicity is 0, so
+    /// counting stops.
+    static let maximumSubPeriodCorrelation = 0.3
     /// Local maxima smaller than this (g) are noise, never candidates.
     static let minimumProminence = 0.03
     /// Gaps in the input longer than this (s) restart the grid instead of being filled.
@@ -115,7 +120,9 @@ struct GaitSignal: Sendable {
         }
     }
 
-    /// Normalised autocorrelation at the chosen lag (−1...1): how periodic the last 4 s were.
+    /// Normalised autocorrelation at the chosen lag (−1...1): how periodic the last 4 s were; 0 when
+    /// the signal also repeats a half or a third of the period on (a vibration; see
+    /// `maximumSubPeriodCorrelation`).
     var periodicity: Double {
         mutating get {
             resolveEstimate()
@@ -317,16 +324,24 @@ struct GaitSignal: Sendable {
         // Scratch on the stack: the window (at most 4 s at 25 Hz) and one correlation per lag.
         return withUnsafeTemporaryAllocation(of: Double.self, capacity: length) { w in
             withUnsafeTemporaryAllocation(of: Double.self, capacity: maxLag - minLag + 1) { r in
-                correlate(length: length, skipping: skip, minLag: minLag, maxLag: maxLag, window: w, into: r)
-                return choosePeriod(UnsafeBufferPointer(r), minLag: minLag, fs: fs)
+                let energy = correlate(length: length, skipping: skip, minLag: minLag, maxLag: maxLag, window: w, into: r)
+                let chosen = choosePeriod(UnsafeBufferPointer(r), minLag: minLag, fs: fs)
+                // A step's band-passed wave is anti-correlated with itself a half and a third of a
+                // period later. A signal that repeats there is a vibration at two or three times the
+                // rate (its period seen twice or three times over), not a gait.
+                let window = UnsafeRawPointer(w.baseAddress!), lag = chosen.period * fs
+                let repeats = max(GaitSignal.correlation(window, length: length, energy: energy, lag: lag / 2),
+                                  GaitSignal.correlation(window, length: length, energy: energy, lag: lag / 3))
+                return repeats > GaitSignal.maximumSubPeriodCorrelation ? (chosen.period, 0) : chosen
             }
         }
     }
 
     /// Fills `r` with the normalised autocorrelation, lags `minLag...maxLag`, of the `length` pair
     /// means of the grid samples before the newest `skip`, mean removed (`w` receives the window).
+    /// Returns the window's energy (its sum of squares, plus 1e-12).
     private func correlate(length: Int, skipping skip: Int, minLag: Int, maxLag: Int,
-                           window w: UnsafeMutableBufferPointer<Double>, into r: UnsafeMutableBufferPointer<Double>) {
+                           window w: UnsafeMutableBufferPointer<Double>, into r: UnsafeMutableBufferPointer<Double>) -> Double {
         history.withWindow(last: 2 * length, skipping: skip) { h in
             var mean = 0.0
             for i in 0..<length {
@@ -362,11 +377,7 @@ struct GaitSignal: Sendable {
             energy += w[e] * w[e]
             e += 1
         }
-        if lag == maxLag {
-            var acc = LagSums()
-            r[lag - minLag] = acc.finish(raw, from: acc.addBlocks(raw, from: 0, to: length - lag, lag: lag),
-                                         to: length - lag, lag: lag)
-        }
+        if lag == maxLag { r[lag - minLag] = GaitSignal.lagSum(raw, length: length, lag: lag) }
         // Normalised apart from the sums: the divisions no longer wait on each lag's last add. Two lags
         // per SIMD2 division (each lane is the scalar expression's exact IEEE result, in the same order):
         // the divider, not the arithmetic, is what this loop waits on.
@@ -382,6 +393,7 @@ struct GaitSignal: Sendable {
         if k < r.count {
             r[k] = r[k] / energy * Double(length) / Double(length - (k + minLag))
         }
+        return energy
     }
 
     /// The period (s) and periodicity from the normalised autocorrelation `r` of lags `minLag...`
@@ -501,6 +513,26 @@ struct GaitSignal: Sendable {
             }
             return s
         }
+    }
+
+    /// `Σ w[i]·w[i+lag]` over `i < length − lag`, summed as `LagSums` does.
+    static func lagSum(_ w: UnsafeRawPointer, length: Int, lag: Int) -> Double {
+        var acc = LagSums()
+        // Two statements: in `acc.finish(..., from: acc.addBlocks(...))` Swift reads `acc` for the
+        // call before the argument's blocks are added to it, and the blocks are lost.
+        let start = acc.addBlocks(w, from: 0, to: length - lag, lag: lag)
+        return acc.finish(w, from: start, to: length - lag, lag: lag)
+    }
+
+    /// The normalised autocorrelation (as `correlate` gives it) of the `length` values at `w`, whose
+    /// sum of squares is `energy`, at a fractional `lag` in samples: linear between the whole lags
+    /// around it.
+    static func correlation(_ w: UnsafeRawPointer, length: Int, energy: Double, lag: Double) -> Double {
+        let low = Int(lag.rounded(.down))
+        guard low >= 0, low + 1 < length else { return 0 }
+        func at(_ k: Int) -> Double { lagSum(w, length: length, lag: k) / energy * Double(length) / Double(length - k) }
+        let f = lag - Double(low)
+        return (1 - f) * at(low) + f * at(low + 1)
     }
 
     /// Root mean square of the last `length` band-passed values (g).
