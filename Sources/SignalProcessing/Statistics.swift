@@ -78,7 +78,9 @@ public enum Statistics {
 
 extension Statistics {
     /// The median of `buffer`, reordering it in place (Hoare's selection, expected O(n), no
-    /// allocation). Use on scratch storage in hot loops; NaN for an empty buffer.
+    /// allocation). Use on scratch storage in hot loops; NaN for an empty buffer. For an even count
+    /// it is `(a + b) / 2` of the two middle values, which can differ from ``median(_:)`` (the
+    /// interpolated percentile, `a + (b − a) / 2`) in the last bit.
     @inlinable
     public static func selectMedian(_ buffer: UnsafeMutableBufferPointer<Double>) -> Double {
         let n = buffer.count
