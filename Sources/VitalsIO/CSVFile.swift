@@ -599,6 +599,13 @@ public struct CSVFile: Sendable {
         return found
     }
 
+    /// `text` read as a number field is (``parseDouble(_:_:)``; so not hexadecimal, which
+    /// `Double(_:)` reads: "0x10" is 16); nil when it is none.
+    static func number(_ text: String) -> Double? {
+        var text = text
+        return text.withUTF8 { parseDouble($0, 0..<$0.count) }
+    }
+
     /// Parses one field as a double; an empty field is NaN, text that is not a number is nil.
     @inline(__always)
     static func parseDouble(_ buf: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Double? {

@@ -242,7 +242,7 @@ public struct MotionLog: Sendable {
         try csv.forEachText(ofColumn: timeIndex) { line, s in
             var value = Double.nan
             if s.isEmpty {
-            } else if let v = Double(s) {
+            } else if let v = CSVFile.number(s) {
                 value = v
             } else if let d = DateText.seconds(s) {
                 value = d
