@@ -186,6 +186,11 @@ public final class Y4MReader: VideoFrameReader {
         guard matched, position >= 5 else {
             throw InputError(.corrupt, "\(source): frame \(index) does not start with FRAME: not a valid Y4M frame")
         }
+        // The rest of an overlong line would be read as pixels: one garbage frame, then an error
+        // about the next frame's header.
+        guard position <= 1024 else {
+            throw InputError(.corrupt, "\(source): frame \(index) header is longer than 1024 bytes: not a valid Y4M frame")
+        }
         return true
     }
 

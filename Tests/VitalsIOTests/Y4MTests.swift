@@ -133,6 +133,13 @@ struct Y4MTests {
         // Garbage where a frame marker should be.
         write(Array("YUV4MPEG2 W4 H2 F30:1\nFRAMX\n".utf8) + [UInt8](repeating: 0, count: 12))
         #expect(inputErrorCode { try Y4MReader(path: path).forEachFrame { _ in } } == .corrupt)
+
+        // A frame header longer than any Y4M line: refused at that frame (its tail was read as a
+        // frame of pixels, and the error came at the next one).
+        write(Array("YUV4MPEG2 W4 H2 F30:1\nFRAME \(String(repeating: "X", count: 1100))\n".utf8) + [UInt8](repeating: 100, count: 12))
+        seen = 0
+        #expect(inputErrorCode { try Y4MReader(path: path).forEachFrame { _ in seen += 1 } } == .corrupt)
+        #expect(seen == 0)
     }
 
     @Test func simulatedFingerVideoPulsesAtItsHeartRateAndLooksTorchLit() throws {
