@@ -53,9 +53,10 @@ struct GaitSignal: Sendable {
     /// at half (`PedometerTests.stronglyAlternatingGait`); Oxford's counts stayed the same.
     static let strideSecondStepRange = (min: 0.3, max: 0.7)
     /// Largest autocorrelation a half or a third of a step period on that a gait can have (a step's
-    /// wave is anti-correlated there: −0.3 to −0.9 at the half on the Oxford set). Above it the
-    /// period spans two or three cycles of a vibration, and the estimate's periodicity is 0, so
-    /// counting stops.
+    /// wave is anti-correlated there). Above it the period spans two or three cycles of a
+    /// vibration, and the estimate's periodicity is 0, so counting stops. Over the Oxford and IPOL
+    /// recordings' 9155 estimates with a periodicity above 0.3, the larger of the two was at most
+    /// 0.19 (medians −0.84 at the half and −0.48 at the third).
     static let maximumSubPeriodCorrelation = 0.3
     /// Local maxima smaller than this (g) are noise, never candidates.
     static let minimumProminence = 0.03
