@@ -29,6 +29,9 @@ struct XMLTree: Sendable {
         let parser = XMLParser(data: Data(bytes))
         parser.delegate = builder
         let ok = parser.parse()
+        if builder.tooDeep {
+            throw FaceTrackingError(.malformedXML, "cascade nests elements deeper than \(maximumDepth) (line \(max(parser.lineNumber, 1))): not an OpenCV cascade, which nests about 6")
+        }
         guard ok, let root = builder.root else {
             let reason = builder.failure ?? parser.parserError.map(Builder.describe)
                 ?? builder.stack.last.map { "the document ends inside <\($0.name)>" } ?? "no document element"
@@ -37,15 +40,25 @@ struct XMLTree: Sendable {
         return root
     }
 
+    /// Deepest nesting read. A tree is freed recursively, one stack frame per level: 70 000 levels
+    /// overflowed the stack (a crash, not an error).
+    static let maximumDepth = 256
+
     private final class Builder: NSObject, XMLParserDelegate {
         var stack: [XMLTree] = []
         var root: XMLTree?
         var failure: String?
+        var tooDeep = false
 
         func parser(
             _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
             qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
         ) {
+            guard stack.count < XMLTree.maximumDepth else {
+                tooDeep = true
+                parser.abortParsing()
+                return
+            }
             stack.append(XMLTree(name: elementName, attributes: attributeDict, text: "", children: [], line: parser.lineNumber))
         }
 

@@ -40,6 +40,16 @@ import Testing
         #expect(failure("this is not xml")?.message.contains("not well-formed XML") == true)
     }
 
+    @Test("elements nested 100 000 deep are an error, not a stack overflow while the tree is freed")
+    func deepNestingIsAnError() {
+        let deep = "<?xml version=\"1.0\"?>\n" + String(repeating: "<a>", count: 100_000) + String(repeating: "</a>", count: 100_000)
+        let error = failure(deep)
+        #expect(error?.code == .malformedXML)
+        #expect(error?.message.contains("deeper than 256") == true)
+        // A cascade's own depth is far from the limit.
+        #expect(failure(String(repeating: "<a>", count: 200) + String(repeating: "</a>", count: 200))?.code == .invalidCascade)
+    }
+
     @Test func anOldFormatCascadeIsNamedAsSuch() {
         let old = """
             <?xml version="1.0"?>
