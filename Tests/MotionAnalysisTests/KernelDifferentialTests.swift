@@ -42,29 +42,12 @@ import Testing
         }
     }
 
-    @Test("the fractional-lag correlation interpolates the direct normalised sums")
-    func fractionalLagCorrelation() {
-        var rng = SplitMix64(seed: 42)
-        for length in [2, 3, 9, 17, 50, 100] {
-            let w = (0..<length).map { _ in rng.gaussian() }
-            let energy = w.reduce(1e-12) { $0 + $1 * $1 }
-            func at(_ k: Int) -> Double { directLagSum(w, k).sum / energy * Double(length) / Double(length - k) }
-            w.withUnsafeBytes { raw in
-                for lag in stride(from: 0.0, through: Double(length), by: 0.37) {
-                    let got = GaitSignal.correlation(raw.baseAddress!, length: length, energy: energy, lag: lag)
-                    let low = Int(lag.rounded(.down))
-                    let want = low + 1 < length ? (1 - (lag - Double(low))) * at(low) + (lag - Double(low)) * at(low + 1) : 0
-                    #expect(abs(got - want) <= 1e-12 * max(1, abs(want)), "length \(length) lag \(lag)")
-                }
-            }
-        }
-    }
-
     /// GaitSignal's period estimate recomputed directly from its history: pair means, mean removed,
     /// every lag's sum one product at a time, then `choosePeriod`'s rule (the first local maximum within
     /// `peakTolerance` of the best, refined by a parabola; halved when a stride's second step
-    /// correlates) and the vibration rule (a half or a third of the period repeating).
-    private func directEstimate(_ h: [Double]) -> (period: Double, periodicity: Double) {
+    /// correlates) and the gait-band rule (periodicity 0 when the band-passed values `h` hold under
+    /// `minimumGaitBandRatio` of the energy of the values above the band, `above`).
+    private func directEstimate(_ h: [Double], above: [Double]) -> (period: Double, periodicity: Double) {
         let fs = GaitSignal.rate / 2
         let minLag = Int(GaitSignal.lagRange.min * fs), maxLag = Int(GaitSignal.lagRange.max * fs)
         let length = h.count / 2
@@ -100,14 +83,8 @@ import Testing
         }
         var chosen = (period: lag / fs, periodicity: r[index])
         if second > GaitSignal.strideSecondStepCorrelation && lag / 2 / fs >= 0.2 { chosen.period = lag / 2 / fs }
-        func fractional(_ x: Double) -> Double {
-            let low = Int(x.rounded(.down))
-            guard low >= 0, low + 1 < length else { return 0 }
-            return (1 - (x - Double(low))) * at(low) + (x - Double(low)) * at(low + 1)
-        }
-        let steps = chosen.period * fs
-        return max(fractional(steps / 2), fractional(steps / 3)) > GaitSignal.maximumSubPeriodCorrelation
-            ? (chosen.period, 0) : chosen
+        let inBand = h.reduce(0) { $0 + $1 * $1 }, outside = above.reduce(0) { $0 + $1 * $1 }
+        return inBand / max(1e-18, outside) < GaitSignal.minimumGaitBandRatio ? (chosen.period, 0) : chosen
     }
 
     @Test("the period estimate equals a direct recomputation from the history at every update of walks, runs, noise and vibration")
@@ -132,7 +109,8 @@ import Testing
                 // Due now: the window of min(n, 200) grid samples before the newest.
                 let length = min(n, 200)
                 let window = signal.history.withWindow(last: length / 2 * 2, skipping: 1) { Array($0) }
-                let want = directEstimate(window)
+                let above = signal.above.withWindow(last: length / 2 * 2, skipping: 1) { Array($0) }
+                let want = directEstimate(window, above: above)
                 let period = signal.period, periodicity = signal.periodicity
                 #expect(abs(period - want.period) <= 1e-9 * want.period && abs(periodicity - want.periodicity) <= 1e-9,
                         "trial \(trial) grid sample \(n): \((period, periodicity)) vs \(want)")

@@ -283,6 +283,19 @@ struct PedometerTests {
         #expect(steps.count == 0)
     }
 
+    @Test("random shaking (white noise of 0.2 and 0.5 g RMS on each axis) is not a walk: at most 10 steps in 2 min (50-140 before)",
+          arguments: [(0.2, 50.0), (0.5, 50.0), (0.2, 100.0), (0.5, 100.0)])
+    func whiteNoiseIsNotAWalk(rms: Double, rate: Double) {
+        var noise = WalkSimulator.Noise(state: UInt64(rms * 1000 + rate))
+        let scale = rms * 3.0.squareRoot()  // uniform on ±scale has this RMS
+        let samples = (0..<Int(120 * rate)).map { i in
+            AccelerometerSample(time: Double(i) / rate, acceleration: Vector3(
+                x: scale * noise.next(), y: scale * noise.next(), z: 1 + scale * noise.next()))
+        }
+        let steps = StepDetector.detect(samples).filter { $0.kind == .step }
+        #expect(steps.count <= 10, "\(steps.count) steps")
+    }
+
     @Test("a sprint at 4-4.5 steps/s is counted in full (why a vibration of 4-5 Hz is still counted: it has such a gait's period)",
           arguments: [4.0, 4.5])
     func sprintIsCounted(stepsPerSecond: Double) {

@@ -52,12 +52,16 @@ struct GaitSignal: Sendable {
     /// most cos(0.6π) ≈ −0.31 anywhere in this range. 0.4–0.6 until 23 Nov 2026 counted such a gait
     /// at half (`PedometerTests.stronglyAlternatingGait`); Oxford's counts stayed the same.
     static let strideSecondStepRange = (min: 0.3, max: 0.7)
-    /// Largest autocorrelation a half or a third of a step period on that a gait can have (a step's
-    /// wave is anti-correlated there). Above it the period spans two or three cycles of a
-    /// vibration, and the estimate's periodicity is 0, so counting stops. Over the Oxford and IPOL
-    /// recordings' 9155 estimates with a periodicity above 0.3, the larger of the two was at most
-    /// 0.19 (medians −0.84 at the half and −0.48 at the third).
-    static let maximumSubPeriodCorrelation = 0.3
+    /// Steps put their energy in the gait band: over the period estimate's window, the band-passed
+    /// signal's mean square is at least this multiple of that above `noiseBandLow`. Below it the
+    /// estimate's periodicity is 0 and nothing is counted: random shaking spreads its energy evenly
+    /// (white noise reads 0.15-0.3, at most 0.5 in a 4-s window), a vibration puts it above the band.
+    /// Walking on the Oxford set reads 0.7 and up in its worst position (a back pocket, whose count
+    /// was lost from 0.7); every Oxford and IPOL count is the same from 0.35 to 0.5.
+    static let minimumGaitBandRatio = 0.35
+    /// Lower edge of the band (Hz, to the grid's Nyquist frequency) that `minimumGaitBandRatio`
+    /// compares with.
+    static let noiseBandLow = 5.0
     /// Local maxima smaller than this (g) are noise, never candidates.
     static let minimumProminence = 0.03
     /// Gaps in the input longer than this (s) restart the grid instead of being filled.
@@ -96,6 +100,9 @@ struct GaitSignal: Sendable {
     /// in `BiquadCascade`'s array so that each grid sample runs them without an array access; the same
     /// arithmetic as `BiquadCascade.process(_:)`.
     private var bandPass: (Biquad, Biquad)
+    /// High-pass above the gait band (see `minimumGaitBandRatio`), and its output's history.
+    private var highPass: Biquad
+    private(set) var above = MirroredHistory(capacity: GaitSignal.historyCapacity)
     private var primed = false
     private var x1 = 0.0
     private var x2 = 0.0
@@ -122,8 +129,7 @@ struct GaitSignal: Sendable {
     }
 
     /// Normalised autocorrelation at the chosen lag (−1...1): how periodic the last 4 s were; 0 when
-    /// the signal also repeats a half or a third of the period on (a vibration; see
-    /// `maximumSubPeriodCorrelation`).
+    /// they hold too little of their energy in the gait band to be steps (see `minimumGaitBandRatio`).
     var periodicity: Double {
         mutating get {
             resolveEstimate()
@@ -148,6 +154,9 @@ struct GaitSignal: Sendable {
                                           sampleRate: GaitSignal.rate)
         precondition(design.sections.count == 2, "a 2nd-order band-pass has two sections")
         bandPass = (design.sections[0], design.sections[1])
+        let high = Butterworth.highPass(order: 2, cutoff: GaitSignal.noiseBandLow, sampleRate: GaitSignal.rate)
+        precondition(high.sections.count == 1, "a 2nd-order high-pass has one section")
+        highPass = high.sections[0]
     }
 
     /// A finished bin: its mean magnitude (g) and mean vector (g), and the grid samples to run with it,
@@ -247,10 +256,14 @@ struct GaitSignal: Sendable {
             var cascade = BiquadCascade(sections: [bandPass.0, bandPass.1])
             cascade.setSteadyState(input: value)
             bandPass = (cascade.sections[0], cascade.sections[1])
+            var high = BiquadCascade(sections: [highPass])
+            high.setSteadyState(input: value)
+            highPass = high.sections[0]
             primed = true
         }
         let y = bandPass.1.process(bandPass.0.process(value))
         history.append(y)
+        above.append(highPass.process(value))
         count += 1
         let n = count - 1
         if n >= Int(GaitSignal.minimumWindow * GaitSignal.rate),
@@ -325,24 +338,18 @@ struct GaitSignal: Sendable {
         // Scratch on the stack: the window (at most 4 s at 25 Hz) and one correlation per lag.
         return withUnsafeTemporaryAllocation(of: Double.self, capacity: length) { w in
             withUnsafeTemporaryAllocation(of: Double.self, capacity: maxLag - minLag + 1) { r in
-                let energy = correlate(length: length, skipping: skip, minLag: minLag, maxLag: maxLag, window: w, into: r)
+                correlate(length: length, skipping: skip, minLag: minLag, maxLag: maxLag, window: w, into: r)
                 let chosen = choosePeriod(UnsafeBufferPointer(r), minLag: minLag, fs: fs)
-                // A step's band-passed wave is anti-correlated with itself a half and a third of a
-                // period later. A signal that repeats there is a vibration at two or three times the
-                // rate (its period seen twice or three times over), not a gait.
-                let window = UnsafeRawPointer(w.baseAddress!), lag = chosen.period * fs
-                let repeats = max(GaitSignal.correlation(window, length: length, energy: energy, lag: lag / 2),
-                                  GaitSignal.correlation(window, length: length, energy: energy, lag: lag / 3))
-                return repeats > GaitSignal.maximumSubPeriodCorrelation ? (chosen.period, 0) : chosen
+                let ratio = gaitBandRatio(length: 2 * length, skipping: skip)
+                return ratio < GaitSignal.minimumGaitBandRatio ? (chosen.period, 0) : chosen
             }
         }
     }
 
     /// Fills `r` with the normalised autocorrelation, lags `minLag...maxLag`, of the `length` pair
     /// means of the grid samples before the newest `skip`, mean removed (`w` receives the window).
-    /// Returns the window's energy (its sum of squares, plus 1e-12).
     private func correlate(length: Int, skipping skip: Int, minLag: Int, maxLag: Int,
-                           window w: UnsafeMutableBufferPointer<Double>, into r: UnsafeMutableBufferPointer<Double>) -> Double {
+                           window w: UnsafeMutableBufferPointer<Double>, into r: UnsafeMutableBufferPointer<Double>) {
         history.withWindow(last: 2 * length, skipping: skip) { h in
             var mean = 0.0
             for i in 0..<length {
@@ -394,7 +401,6 @@ struct GaitSignal: Sendable {
         if k < r.count {
             r[k] = r[k] / energy * Double(length) / Double(length - (k + minLag))
         }
-        return energy
     }
 
     /// The period (s) and periodicity from the normalised autocorrelation `r` of lags `minLag...`
@@ -525,15 +531,13 @@ struct GaitSignal: Sendable {
         return acc.finish(w, from: start, to: length - lag, lag: lag)
     }
 
-    /// The normalised autocorrelation (as `correlate` gives it) of the `length` values at `w`, whose
-    /// sum of squares is `energy`, at a fractional `lag` in samples: linear between the whole lags
-    /// around it.
-    static func correlation(_ w: UnsafeRawPointer, length: Int, energy: Double, lag: Double) -> Double {
-        let low = Int(lag.rounded(.down))
-        guard low >= 0, low + 1 < length else { return 0 }
-        func at(_ k: Int) -> Double { lagSum(w, length: length, lag: k) / energy * Double(length) / Double(length - k) }
-        let f = lag - Double(low)
-        return (1 - f) * at(low) + f * at(low + 1)
+    /// The band-passed values' mean square over the `length` grid samples before the newest `skip`,
+    /// over that of the values above the gait band (see `minimumGaitBandRatio`).
+    private func gaitBandRatio(length: Int, skipping skip: Int) -> Double {
+        func meanSquare(_ h: MirroredHistory) -> Double {
+            h.withWindow(last: length, skipping: skip) { w in w.reduce(0) { $0 + $1 * $1 } }
+        }
+        return meanSquare(history) / max(1e-18, meanSquare(above))
     }
 
     /// Root mean square of the last `length` band-passed values (g).
