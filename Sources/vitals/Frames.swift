@@ -91,13 +91,13 @@ struct Frames: ParsableCommand {
                 print(String(decoding: data, as: UTF8.self))
             } else if !csv || output != nil {
                 let rate = means.measuredFrameRate.map { String(format: "%.3f fps", $0) } ?? "single frame"
-                print("""
+                printSummary("""
                     \(video): \(means.samples.count) frames, \(String(format: "%.2f", means.duration)) s, \(rate)\
                     \(means.isVariableFrameRate ? " (variable)" : ""), \(means.info.codec) \(means.info.sourceWidth)x\(means.info.sourceHeight)\
                      read at \(means.info.width)x\(means.info.height)
                     mean colour R \(String(format: "%.2f", mean.red)) G \(String(format: "%.2f", mean.green)) B \(String(format: "%.2f", mean.blue)); \
                     decoded in \(String(format: "%.2f", elapsed)) s (\(String(format: "%.1f", means.duration / max(elapsed, 1e-9)))x real time)
-                    """)
+                    """, besides: [output])
             }
         }
     }

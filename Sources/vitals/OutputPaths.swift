@@ -42,10 +42,26 @@ func checkReportTarget(_ report: String, input: String) throws {
     try checkOutputTarget(report, what: "--report FILE", inputs: [("the input", input)])
 }
 
+/// Whether `path` is where standard output goes: `/dev/stdout`, or the file the shell sent it to
+/// (`vitals simulate finger clip.y4m > clip.y4m`). Not /dev/null, where everything may go.
+func isStandardOutput(_ path: String) -> Bool {
+    sameFile(path, "/dev/stdout") && resolvedPath(path) != "/dev/null"
+}
+
+/// Prints a command's closing summary on standard output, or on standard error when one of
+/// `outputs` is standard output, where the summary would be written into that file's content.
+func printSummary(_ text: String, besides outputs: [String?]) {
+    if outputs.contains(where: { $0.map(isStandardOutput) ?? false }) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    } else {
+        print(text)
+    }
+}
+
 /// Refuses an output file (`option` names it, `what` says what it holds) that is standard output,
 /// where the command prints its own summary or JSON. Both going to /dev/null mixes nothing.
 func refuseStandardOutput(_ path: String, option: String, what: String) throws {
-    if sameFile(path, "/dev/stdout") && resolvedPath(path) != "/dev/null" {
+    if isStandardOutput(path) {
         throw CLIError("\(option) \(path): \(what) would be mixed into what the command prints on standard output; name a file")
     }
 }

@@ -64,6 +64,10 @@ struct Simulate: ParsableCommand {
             if let truth {
                 try checkOutputTarget(truth, what: "--truth \(truth)", inputs: [("the output video", output)])
             }
+            if json {
+                try refuseStandardOutput(output, option: "OUTPUT", what: "the video")
+                if let truth { try refuseStandardOutput(truth, option: "--truth", what: "the beat times") }
+            }
             let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
             guard parts.count == 2 else { throw ValidationError("--size must look like 320x240 (got \(size))") }
             let simulator: FingerVideoSimulator
@@ -90,8 +94,8 @@ struct Simulate: ParsableCommand {
                     let data = try JSONSerialization.data(withJSONObject: doc, options: [.sortedKeys])
                     print(String(decoding: data, as: UTF8.self))
                 } else {
-                    print("wrote \(output): \(simulator.frameCount) frames \(parts[0])x\(parts[1]) at \(fps) fps, \(bpm) bpm, \(beats.count) beats"
-                          + (liftAt.map { ", finger lifted at \($0) s" } ?? ""))
+                    printSummary("wrote \(output): \(simulator.frameCount) frames \(parts[0])x\(parts[1]) at \(fps) fps, \(bpm) bpm, \(beats.count) beats"
+                                 + (liftAt.map { ", finger lifted at \($0) s" } ?? ""), besides: [output, truth])
                 }
             }
         }
@@ -180,7 +184,8 @@ struct Simulate: ParsableCommand {
             try checkDistinctFiles(outputs: [("the output video", output)], inputs: image.map { [("--image", $0)] } ?? [])
             try Finger.checkFreeSpace(simulator.y4mHeader.fileByteCount(frames: simulator.frameCount), output: output)
             try CLIError.wrap { try simulator.writeY4M(to: output) }
-            print("wrote \(output): \(simulator.frameCount) frames \(simulator.y4mHeader.width)x\(simulator.y4mHeader.height) at \(fps) fps, \(bpm) bpm, \(simulator.skinPixels) skin pixels pulsing")
+            printSummary("wrote \(output): \(simulator.frameCount) frames \(simulator.y4mHeader.width)x\(simulator.y4mHeader.height) at \(fps) fps, \(bpm) bpm, \(simulator.skinPixels) skin pixels pulsing",
+                         besides: [output])
         }
 
         /// The face of the bundled 320x320 astronaut, pixels (the photograph's 512-pixel box x 177,

@@ -451,6 +451,13 @@ extension CLITests {
         #expect(mixed.status != 0 && mixed.stdout.isEmpty && mixed.stderr.contains("the CSV would be mixed"), "\(mixed.stderr)")
         let apart = try vitals(["frames", "clip.y4m", "--csv", "--json", "-o", "clip.csv"], in: dir)
         #expect(apart.status == 0 && apart.stdout.hasPrefix("{"), "\(apart.stderr)")
+        // An output file that the shell also sent standard output to keeps its content whole: the
+        // summary goes to standard error (it was written over the CSV's header, and after the video).
+        let redirected = try vitals(["-c", "\"$0\" frames clip.y4m --csv -o same.csv > same.csv && \"$0\" simulate finger --seconds 1 same.y4m > same.y4m", binary],
+                                    in: dir, executable: "/bin/sh")
+        #expect(redirected.status == 0 && redirected.stderr.contains("wrote same.y4m"), "\(redirected.stderr)")
+        #expect(try String(contentsOfFile: dir + "/same.csv", encoding: .utf8).hasPrefix("time_s,r,g,b\n"))
+        #expect(try vitals(["frames", "same.y4m", "--json"], in: dir).status == 0)
 
         try FileManager.default.createDirectory(atPath: dir + "/videos", withIntermediateDirectories: true)
         try Data("not json".utf8).write(to: URL(fileURLWithPath: dir + "/videos/c.json"))
