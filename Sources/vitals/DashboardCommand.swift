@@ -59,13 +59,16 @@ struct DashboardCommand: AsyncParsableCommand {
 
     /// Fastest replay: past this a second of 30-fps input is 1 ms of wall time, too fast to watch.
     static let maximumSpeed = 1000.0
+    /// Slowest replay: a second of input over 100 s. Far slower, a sample's wait overflowed the
+    /// clock's nanoseconds (`--speed 1e-21` trapped).
+    static let minimumSpeed = 0.01
     /// The simulated finger's rates, bpm: the range the pipeline reports.
     static let simulatedRates = 30.0...240.0
 
     mutating func validate() throws {
         guard (0...Int(UInt16.max)).contains(port) else { throw ValidationError("--port must be 0-65535 (got \(port))") }
-        guard speed > 0, speed <= Self.maximumSpeed else {
-            throw ValidationError("--speed must be above 0 and at most \(Int(Self.maximumSpeed)) (got \(speed))")
+        guard speed >= Self.minimumSpeed, speed <= Self.maximumSpeed else {
+            throw ValidationError("--speed must be from \(Self.minimumSpeed) to \(Int(Self.maximumSpeed)) (got \(speed))")
         }
         if let seconds, !(seconds > 0) { throw ValidationError("--seconds must be a positive number of seconds") }
         if input == nil {

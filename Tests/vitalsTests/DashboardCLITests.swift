@@ -108,7 +108,8 @@ struct DashboardCLITests {
             (["dashboard", "missing.csv"], "missing.csv"),
             (["dashboard", "--host", "nowhere"], "not an IP address"),
             (["dashboard", "--port", "70000"], "--port must be 0-65535"),
-            (["dashboard", "--speed", "0"], "--speed must be above 0"),
+            (["dashboard", "--speed", "0"], "--speed must be from 0.01 to 1000"),
+            (["dashboard", "--speed", "1e-21"], "--speed must be from 0.01 to 1000"),  // trapped
             (["dashboard", "--loop"], "--loop replays an INPUT"),
         ] {
             let run = try vitals(arguments, in: dir)
