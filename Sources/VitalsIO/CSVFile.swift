@@ -9,6 +9,8 @@ public struct InputError: Error, CustomStringConvertible, Equatable, Sendable {
         case badTimestamps, badRate, tooShort, flatSignal, unsupportedFormat, toolMissing, corrupt
         /// An option's value that cannot apply to this input (e.g. a hop giving millions of windows).
         case badOption
+        /// Two columns carry the name of one the command reads: which is meant cannot be told.
+        case duplicateColumn
     }
     public var code: Code
     public var message: String
@@ -386,6 +388,17 @@ public struct CSVFile: Sendable {
 
     /// Most column names an error message lists.
     static let describedColumns = 40
+
+    /// Refuses a file in which a column of `columns` (indices into ``header``) shares its name with
+    /// another (case-insensitive): the first was read and the other left out without a word.
+    public func refuseDuplicateNames(of columns: [Int]) throws {
+        for i in columns {
+            guard let j = header.indices.first(where: { $0 != i && header[$0].caseInsensitiveCompare(header[i]) == .orderedSame })
+            else { continue }
+            throw InputError(.duplicateColumn,
+                             "\(source): columns \(min(i, j) + 1) and \(max(i, j) + 1) are both named '\(header[i])': rename one (header: \(headerDescription))")
+        }
+    }
 
     /// The index of the column `name`, or an error listing the columns that do exist.
     public func requireColumn(_ name: String) throws -> Int {

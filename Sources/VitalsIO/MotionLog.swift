@@ -186,6 +186,11 @@ public struct MotionLog: Sendable {
         let keys = header.map(Self.key)
 
         func find(_ role: String) throws -> Int? {
+            guard let i = try lookUp(role) else { return nil }
+            try csv.refuseDuplicateNames(of: [i])
+            return i
+        }
+        func lookUp(_ role: String) throws -> Int? {
             if let name = options.columns[role] {
                 guard let i = header.firstIndex(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) else {
                     throw InputError(.missingColumn,

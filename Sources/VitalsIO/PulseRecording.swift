@@ -231,6 +231,7 @@ public struct PulseRecording: Sendable {
                 throw InputError(.missingColumn,
                                  "\(src): no time_s (or time_ms) column; give the sample rate with --rate HZ (columns: \(csv.headerDescription))")
             }
+            try csv.refuseDuplicateNames(of: (timeColumn.map { [$0] } ?? []) + signalColumns)
             reading = CSVReading(columns: (timeColumn.map { [$0] } ?? []) + signalColumns,
                                  hasTimeColumn: timeColumn != nil,
                                  millisecondTimes: timeColumn != nil && secondsColumn == nil, rate: rate)

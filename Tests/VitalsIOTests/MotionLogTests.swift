@@ -205,6 +205,14 @@ import MotionAnalysis
         }
     }
 
+    @Test func aDuplicatedMotionColumnIsRefused() {
+        #expect {
+            _ = try parse("time,acc_x,acc_y,acc_z,acc_z\n0,0,0,1,2\n0.02,0,0,1,2\n")
+        } throws: { error in
+            (error as? InputError)?.code == .duplicateColumn && "\(error)".contains("columns 4 and 5 are both named 'acc_z'")
+        }
+    }
+
     @Test func slowSensorsLoggedLessOftenKeepEveryMotionRow() {
         // A 50 Hz accelerometer with the altimeter written once a second: every row is kept, the
         // altitude is NaN between its readings, and the rate is the accelerometer's.

@@ -106,6 +106,17 @@ import Testing
         }
     }
 
+    @Test("a column read that shares its name with another is refused (the first was read without a word)")
+    func aDuplicatedColumnNameIsRefused() {
+        #expect(throws: InputError(.duplicateColumn, "t.csv: columns 3 and 4 are both named 'g': rename one (header: time_s,r,g,G,b)")) {
+            try load("time_s,r,g,G,b\n0,200,50,60,40\n1,201,51,61,41\n", column: nil)
+        }
+        #expect(throws: InputError.self) { try load("time_s,ppg,ppg\n0,1,2\n1,2,3\n", column: "ppg") }
+        // A duplicated column that is not read is no problem.
+        let rows = (0..<300).map { "\(Double($0) / 30),\(200 + $0 % 3),50,40,1,1" }.joined(separator: "\n")
+        #expect(throws: Never.self) { try load("time_s,r,g,b,x,x\n" + rows, column: nil) }
+    }
+
     @Test func noTimeColumnAsksForTheRate() throws {
         #expect(throws: InputError.self) { try load("ppg\n1\n2\n3\n") }
         let r = try load("ppg\n" + (0..<300).map { "\(sin(Double($0) / 4))" }.joined(separator: "\n"), rate: 100)
