@@ -86,10 +86,12 @@ public final class FFmpegVideoReader: VideoFrameReader {
             w = (w + 1) & ~1
             h = (h + 1) & ~1
         }
-        videoInfo = VideoInfo(
+        var info = VideoInfo(
             width: w, height: h, sourceWidth: probe.width, sourceHeight: probe.height,
             nominalFrameRate: probe.frameRate, duration: probe.duration, frameCountHint: probe.frameCount,
             codec: "\(probe.codec) \(probe.pixelFormat)", timestampResolution: probe.timeBase)
+        info.displayRotation = probe.rotation == 0 ? nil : probe.rotation
+        videoInfo = info
         encoding = YCbCrEncoding(range: probe.fullRange ? .full : .video, matrix: probe.matrix)
         sourceMatrix = probe.sourceMatrix
     }
@@ -275,6 +277,9 @@ public final class FFmpegVideoReader: VideoFrameReader {
         var fullRange: Bool
         /// The matrix of the source's samples (swscale's name) and the one delivered.
         var sourceMatrix: String, matrix: YCbCrEncoding.Matrix
+        /// Degrees a player turns the stored frames by, 0, 90, 180 or 270 (the display matrix, or
+        /// the older `rotate` tag); the reader delivers the frames as stored.
+        var rotation = 0
     }
 
     /// `path` as ffmpeg's `file:` URL: a bare path with a colon in it (`2024-01-01T10:00:00.mp4`,
@@ -289,7 +294,7 @@ public final class FFmpegVideoReader: VideoFrameReader {
         process.executableURL = URL(fileURLWithPath: ffprobe)
         process.arguments = [
             "-v", "error", "-select_streams", "v:0", "-show_entries",
-            "stream=codec_name,width,height,pix_fmt,avg_frame_rate,r_frame_rate,nb_frames,duration,start_time,time_base,color_range,color_space:stream_tags:format=duration,format_name,nb_streams",
+            "stream=codec_name,width,height,pix_fmt,avg_frame_rate,r_frame_rate,nb_frames,duration,start_time,time_base,color_range,color_space:stream_tags:stream_side_data=rotation:format=duration,format_name,nb_streams",
             "-of", "json", fileURL(path),
         ]
         let out = Pipe(), err = Pipe()
@@ -361,7 +366,18 @@ public final class FFmpegVideoReader: VideoFrameReader {
             frameCount: frameCount, timeBase: rate("time_base"),
             codec: codec, pixelFormat: pixelFormat,
             fullRange: range == "pc" || pixelFormat.hasPrefix("yuvj"),
-            sourceMatrix: matrices.source, matrix: matrices.delivered)
+            sourceMatrix: matrices.source, matrix: matrices.delivered, rotation: displayRotation(stream: s))
+    }
+
+    /// The stream's display rotation in degrees, 0 ..< 360 in steps of 90 (ffmpeg gives the display
+    /// matrix's angle, counter-clockwise and negative for a portrait phone video; older files tag
+    /// `rotate`); 0 when there is none.
+    static func displayRotation(stream s: [String: Any]) -> Int {
+        let sideData = (s["side_data_list"] as? [[String: Any]] ?? []).compactMap { ($0["rotation"] as? NSNumber)?.doubleValue }
+        let tag = ((s["tags"] as? [String: Any])?["rotate"] as? String).flatMap(Double.init)
+        guard let degrees = sideData.first ?? tag, degrees.isFinite else { return 0 }
+        let quarter = Int((degrees / 90).rounded()) % 4
+        return (quarter + 4) % 4 * 90
     }
 
     /// The matrix a stream's samples are in, by swscale's name (`in_color_matrix`), and the one to

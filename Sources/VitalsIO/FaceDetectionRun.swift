@@ -26,6 +26,9 @@ public struct FaceDetectionRun: Sendable {
     public var cascadeName: String
     /// Each frame's detections, in order (one for an image).
     public var frames: [FrameFaces]
+    /// The video's display rotation (``VideoInfo/displayRotation``): faces are looked for in the
+    /// frames as stored, where an upright face of a portrait phone video lies on its side.
+    public var displayRotation: Int? = nil
 
     /// Detects faces in the image or video at `input`: a binary PGM (`.pgm`) and Y4M video are read
     /// directly, anything else through ffmpeg (PNG, JPEG, videos), whose 4:2:0 luma plane is the grayscale
@@ -62,7 +65,8 @@ public struct FaceDetectionRun: Sendable {
         } catch is Enough {}
         if frames.count == 1 { frames[0].tracked = nil }  // a still image: nothing to follow
         return FaceDetectionRun(
-            input: input, width: reader.videoInfo.width, height: reader.videoInfo.height, cascadeName: cascadeName, frames: frames)
+            input: input, width: reader.videoInfo.width, height: reader.videoInfo.height, cascadeName: cascadeName, frames: frames,
+            displayRotation: reader.videoInfo.displayRotation)
     }
 
     /// `{"input", "width", "height", "cascade", "frames": [{"time_s", "faces": [{"x", "y", "width",

@@ -32,6 +32,9 @@ public struct FaceVideoPulse: Sendable {
     /// The decoded frame size, pixels.
     public var width: Int
     public var height: Int
+    /// The video's display rotation (``VideoInfo/displayRotation``): faces are looked for in the
+    /// frames as stored, where an upright face of a portrait phone video lies on its side.
+    public var displayRotation: Int? = nil
 
     /// - Throws: `InputError` for a video that cannot be decoded, has under two frames, or settings
     ///   the detector, the pulse or the tracker cannot use.
@@ -91,6 +94,6 @@ public struct FaceVideoPulse: Sendable {
         let analysis = SkinRecording.Analysis(rejectedFrames: pulse.rejectedFrames, windowsCounted: pulse.windowsCounted,
                                               estimates: estimates)
         return FaceVideoPulse(recording: recording, analysis: analysis, framesWithFace: withFace, faces: ids.count,
-                              width: info.width, height: info.height)
+                              width: info.width, height: info.height, displayRotation: info.displayRotation)
     }
 }

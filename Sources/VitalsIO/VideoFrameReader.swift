@@ -76,6 +76,9 @@ public struct VideoInfo: Sendable, Equatable, Codable {
     /// times are computed exactly (Y4M) or the tick is unknown. Each frame time is rounded to it,
     /// so an interval between two frames is off by up to one tick.
     public var timestampResolution: Double?
+    /// Degrees a player turns the frames by to show them (the container's display rotation: 90 or
+    /// 270 for a portrait phone video), or nil when none. Frames are delivered as stored, unturned.
+    public var displayRotation: Int?
 
     public init(
         width: Int, height: Int, sourceWidth: Int, sourceHeight: Int, nominalFrameRate: Double?,

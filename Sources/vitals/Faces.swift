@@ -62,6 +62,7 @@ struct Faces: ParsableCommand {
                 let result = try FaceDetectionRun.run(
                     input: input, cascade: classifier, cascadeName: name, parameters: parameters,
                     maxFrames: maxFrames == 0 ? nil : maxFrames)
+                if let turn = result.displayRotation { warn(rotationWarning(input, degrees: turn)) }
                 if json {
                     print(result.json.serialized())
                 } else {

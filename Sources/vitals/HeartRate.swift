@@ -272,6 +272,7 @@ struct HeartRate: ParsableCommand {
         let progress = ProgressBar(label: URL(fileURLWithPath: path).lastPathComponent)
         let result = try CLIError.wrap { try FaceVideoPulse.run(path: path, cascade: classifier, options: options, progress: progress.update) }
         progress.finish()
+        if let turn = result.displayRotation { warn(rotationWarning(path, degrees: turn)) }
         let frames = result.recording.colors[0].count
         if result.framesWithFace == 0 {
             warn("\(path): no face found in any of its \(frames) frames: no rate")

@@ -29,6 +29,12 @@ func warn(_ message: String) {
     FileHandle.standardError.write(Data(("warning: " + message + "\n").utf8))
 }
 
+/// The warning for a video shown turned (`degrees`, its display rotation) whose faces are looked for
+/// in its frames as stored.
+func rotationWarning(_ path: String, degrees: Int) -> String {
+    "\(path): players turn this video by \(degrees)°; faces are looked for in its frames as stored, where an upright face lies \(degrees == 180 ? "upside down" : "on its side") and is not found"
+}
+
 /// Writes a progress or display line to stderr.
 func status(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))

@@ -30,6 +30,19 @@ func mp4Probe(duration: String, path: String) throws -> FFmpegVideoReader.Probe 
 }
 
 struct FFmpegProbeTests {
+    @Test("the display rotation is read from the display matrix or the older rotate tag, as 0, 90, 180 or 270 degrees")
+    func displayRotation() throws {
+        func rotation(_ stream: [String: Any]) throws -> Int {
+            try FFmpegVideoReader.probe(json: probeJSON(stream: stream, format: ["format_name": "mov,mp4,m4a,3gp,3g2,mj2"]), path: "v.mp4").rotation
+        }
+        #expect(try rotation([:]) == 0)
+        #expect(try rotation(["side_data_list": [["rotation": -90]]]) == 270)  // a portrait phone video
+        #expect(try rotation(["side_data_list": [["rotation": 90.0]]]) == 90)
+        #expect(try rotation(["side_data_list": [["rotation": 180]]]) == 180)
+        #expect(try rotation(["side_data_list": [["displaymatrix": "..."]], "tags": ["rotate": "270"]]) == 270)
+        #expect(try rotation(["side_data_list": [["rotation": -360]]]) == 0)
+    }
+
     @Test func aTrimWithoutReencodingIsJudgedByItsEditedDurationNotItsStoredFrames() throws {
         // `ffmpeg -ss 1.5 -i gop.mp4 -c copy cut.mp4` of a 10-s, 30-fps video with a keyframe every
         // 4 s: the file stores all 300 frames back to the keyframe at 0 s, its edit list plays 8.5 s,
