@@ -56,8 +56,8 @@ struct GaitSignal: Sendable {
     /// signal's mean square is at least this multiple of that above `noiseBandLow`. Below it the
     /// estimate's periodicity is 0 and nothing is counted: random shaking spreads its energy evenly
     /// (white noise reads 0.15-0.3, at most 0.5 in a 4-s window), a vibration puts it above the band.
-    /// Walking on the Oxford set reads 0.7 and up in its worst position (a back pocket, whose count
-    /// was lost from 0.7); every Oxford and IPOL count is the same from 0.35 to 0.5.
+    /// Every Oxford and IPOL count is the same for thresholds from 0.35 to 0.5; at 0.7 one Oxford
+    /// recording loses most of its steps (79 % error).
     static let minimumGaitBandRatio = 0.35
     /// Lower edge of the band (Hz, to the grid's Nyquist frequency) that `minimumGaitBandRatio`
     /// compares with.
