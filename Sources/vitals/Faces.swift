@@ -89,7 +89,15 @@ struct Faces: ParsableCommand {
         let bytes: [UInt8]
         let name: String
         if let path {
-            bytes = try CLIError.wrap { try readInputFile(path) }
+            // Read as text, so binary data (`/dev/zero`) is refused at its first block instead of
+            // after a gigabyte.
+            bytes = try CLIError.wrap {
+                do {
+                    return try readInputFile(path, text: true)
+                } catch let error as InputError where error.code == .notText {
+                    throw CLIError("\(path): not a text file (binary data, or UTF-16): an OpenCV cascade is UTF-8 XML")
+                }
+            }
             name = URL(fileURLWithPath: path).lastPathComponent
         } else {
             bytes = try bundledCascade()

@@ -75,6 +75,8 @@ struct FacesCLITests {
             (["faces", "short.pgm"], "holds 2 of its 4x4"),
             (["faces", Self.astronaut, "--cascade", "bad.xml"], "not well-formed XML"),
             (["faces", Self.astronaut, "--cascade", "none.xml"], "none.xml: no such file"),
+            // Refused at its first block (it read 1 GiB first).
+            (["faces", Self.astronaut, "--cascade", "/dev/zero"], "/dev/zero: not a text file"),
             (["faces", Self.astronaut, "--scale-factor", "1.0001"], "--scale-factor must be at least 1.001"),
         ]
         for (arguments, message) in cases {
