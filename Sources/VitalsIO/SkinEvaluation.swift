@@ -42,9 +42,18 @@ public struct SkinEvaluation: Sendable {
         }
         let entries = try directoryEntries(directory)
         var groups: [String] = entries.contains("truth.csv") ? [""] : []
-        for name in entries where name != "truth.csv" {
+        // Folders by their real path: a subfolder that links to one already taken is scored once.
+        func real(_ path: String) -> String { URL(fileURLWithPath: path).resolvingSymlinksInPath().path }
+        var taken: Set<String> = groups.isEmpty ? [] : [real(directory)]
+        func isLink(_ name: String) -> Bool {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: (directory as NSString).appendingPathComponent(name))) != nil
+        }
+        for name in entries.filter({ !isLink($0) }) + entries.filter(isLink) where name != "truth.csv" {
             let sub = (directory as NSString).appendingPathComponent(name)
-            if FileManager.default.fileExists(atPath: (sub as NSString).appendingPathComponent("truth.csv")) { groups.append(name) }
+            if FileManager.default.fileExists(atPath: (sub as NSString).appendingPathComponent("truth.csv")),
+               taken.insert(real(sub)).inserted {
+                groups.append(name)
+            }
         }
         guard !groups.isEmpty else {
             throw InputError(.fileNotFound, "\(directory): no truth.csv (columns video,hr_bpm) in the folder or its subfolders")

@@ -60,6 +60,12 @@ private func writeSkinClip(path: String, bpm: Double, seconds: Double = 24, fram
         #expect(split.map(\.regions) == [["whole frame"], ["cheek"]])
         // Videos no truth row names are said to be left out.
         #expect(unscored.sorted() == ["cohort/clipA_cheek.y4m", "cohort/clipA_forehead.y4m"])
+        // A subfolder that links back to a folder already scored is not scored again (its videos
+        // were counted twice).
+        try FileManager.default.createSymbolicLink(atPath: dir + "/again", withDestinationPath: cohort)
+        try FileManager.default.createSymbolicLink(atPath: cohort + "/loop", withDestinationPath: cohort)
+        #expect(try SkinEvaluation.run(directory: dir).map(\.group) == ["cohort", "cohort"])  // the folder, not its link
+        #expect(try SkinEvaluation.run(directory: cohort).map(\.video) == ["clipB", "clipB_x"])
         // No videos listed is an error, not a NaN.
         try "video,hr_bpm\n".write(toFile: cohort + "/truth.csv", atomically: true, encoding: .utf8)
         #expect(throws: InputError.self) { try SkinEvaluation.run(directory: dir) }
