@@ -86,12 +86,11 @@ public final class FFmpegVideoReader: VideoFrameReader {
             w = (w + 1) & ~1
             h = (h + 1) & ~1
         }
-        var info = VideoInfo(
+        videoInfo = VideoInfo(
             width: w, height: h, sourceWidth: probe.width, sourceHeight: probe.height,
             nominalFrameRate: probe.frameRate, duration: probe.duration, frameCountHint: probe.frameCount,
-            codec: "\(probe.codec) \(probe.pixelFormat)", timestampResolution: probe.timeBase)
-        info.displayRotation = probe.rotation == 0 ? nil : probe.rotation
-        videoInfo = info
+            codec: "\(probe.codec) \(probe.pixelFormat)", timestampResolution: probe.timeBase,
+            displayRotation: probe.rotation == 0 ? nil : probe.rotation)
         encoding = YCbCrEncoding(range: probe.fullRange ? .full : .video, matrix: probe.matrix)
         sourceMatrix = probe.sourceMatrix
     }

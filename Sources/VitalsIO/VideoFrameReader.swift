@@ -82,7 +82,8 @@ public struct VideoInfo: Sendable, Equatable, Codable {
 
     public init(
         width: Int, height: Int, sourceWidth: Int, sourceHeight: Int, nominalFrameRate: Double?,
-        duration: Double?, frameCountHint: Int?, codec: String, timestampResolution: Double? = nil
+        duration: Double?, frameCountHint: Int?, codec: String, timestampResolution: Double? = nil,
+        displayRotation: Int? = nil
     ) {
         self.width = width
         self.height = height
@@ -93,6 +94,7 @@ public struct VideoInfo: Sendable, Equatable, Codable {
         self.frameCountHint = frameCountHint
         self.codec = codec
         self.timestampResolution = timestampResolution
+        self.displayRotation = displayRotation
     }
 }
 

@@ -167,6 +167,9 @@ public final class Y4MReader: VideoFrameReader {
         }
     }
 
+    /// Longest `FRAME` line read, bytes (a frame's parameters are a few words).
+    static let maximumFrameHeader = 1024
+
     /// Reads a `FRAME[ params]\n` line without allocating; false at a clean end of file.
     private static func readFrameMarker(_ file: UnsafeMutablePointer<FILE>, index: Int, source: String) throws -> Bool {
         let expected: [Int32] = [0x46, 0x52, 0x41, 0x4D, 0x45]  // "FRAME"
@@ -180,7 +183,7 @@ public final class Y4MReader: VideoFrameReader {
             }
             if position < 5 && c != expected[position] { matched = false }
             position += 1
-            if position > 1024 || !matched { break }
+            if position > maximumFrameHeader || !matched { break }
             c = getc(file)
         }
         guard matched, position >= 5 else {
@@ -188,8 +191,8 @@ public final class Y4MReader: VideoFrameReader {
         }
         // The rest of an overlong line would be read as pixels: one garbage frame, then an error
         // about the next frame's header.
-        guard position <= 1024 else {
-            throw InputError(.corrupt, "\(source): frame \(index) header is longer than 1024 bytes: not a valid Y4M frame")
+        guard position <= maximumFrameHeader else {
+            throw InputError(.corrupt, "\(source): frame \(index) header is longer than \(maximumFrameHeader) bytes: not a valid Y4M frame")
         }
         return true
     }
