@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "MotionAnalysis", targets: ["MotionAnalysis"]),
         .library(name: "FaceTracking", targets: ["FaceTracking"]),
         .library(name: "VitalsIO", targets: ["VitalsIO"]),
+        .library(name: "VitalsStore", targets: ["VitalsStore"]),
         .executable(name: "vitals", targets: ["vitals"]),
     ],
     dependencies: [
@@ -44,6 +45,9 @@ let package = Package(
             dependencies: ["SignalProcessing", "PulseDetection", "MotionAnalysis", "FaceTracking"],
             swiftSettings: swiftSettings
         ),
+        // Durable sensor history on disk (Core Motion's sensor recorder): an append-only segmented
+        // file store that survives a crash and is read back by time.
+        .target(name: "VitalsStore", dependencies: ["MotionAnalysis"], swiftSettings: swiftSettings),
         // The live dashboard's portable part: pipeline events to JSON messages, the state a viewer
         // sees (and a late one gets), pacing of recorded input, the hub that hands the messages to
         // every viewer, and the page itself (HTML, JavaScript, CSS). No sockets: the CLI serves it.
@@ -62,13 +66,13 @@ let package = Package(
         // The umbrella an app imports: `import Vitals`.
         .target(
             name: "Vitals",
-            dependencies: ["SignalProcessing", "PulseDetection", "MotionAnalysis", "FaceTracking", "VitalsApple"],
+            dependencies: ["SignalProcessing", "PulseDetection", "MotionAnalysis", "FaceTracking", "VitalsStore", "VitalsApple"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "vitals",
             dependencies: [
-                "SignalProcessing", "PulseDetection", "MotionAnalysis", "FaceTracking", "VitalsIO", "Dashboard",
+                "SignalProcessing", "PulseDetection", "MotionAnalysis", "FaceTracking", "VitalsIO", "VitalsStore", "Dashboard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
             ],
@@ -79,6 +83,7 @@ let package = Package(
         .testTarget(name: "PulseDetectionTests", dependencies: ["PulseDetection"], swiftSettings: swiftSettings),
         .testTarget(name: "MotionAnalysisTests", dependencies: ["MotionAnalysis", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "PulseDetection", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "VitalsStoreTests", dependencies: ["VitalsStore"], swiftSettings: swiftSettings),
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "PulseDetection"], swiftSettings: swiftSettings),
         .testTarget(name: "VitalsIOTests", dependencies: ["VitalsIO", "FaceTracking", "TestSupport"], swiftSettings: swiftSettings),
         // The `vitals` program run as a user runs it (the binary `swift test` builds beside the tests).

@@ -3,4 +3,5 @@
 @_exported import PulseDetection
 @_exported import MotionAnalysis
 @_exported import FaceTracking
+@_exported import VitalsStore
 @_exported import VitalsApple
