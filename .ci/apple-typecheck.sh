@@ -34,4 +34,4 @@ if ! swift build 2>"$tmp/err.txt" >"$tmp/out.txt"; then
   echo "Apple adapters: type check FAILED"
   exit 1
 fi
-echo "Apple adapters (CameraFrameSource, MotionManagerAdapter, SystemPedometer, VisionFaceDetector) type-check against the stubs"
+echo "Apple adapters (CameraFrameSource, MotionManagerAdapter, SensorRecorderAdapter, SystemPedometer, VisionFaceDetector) type-check against the stubs"

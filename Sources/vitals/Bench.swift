@@ -23,7 +23,7 @@ struct Bench: ParsableCommand {
     /// Every benchmark's name, in the order they run.
     static var names: [String] {
         PulseBenchmarks.names + FrameBenchmarks.names + StepBenchmarks.names + MotionBenchmarks.names
-            + FaceBenchmarks.names
+            + FaceBenchmarks.names + HistoryBenchmarks.names
     }
 
     func validate() throws {
@@ -41,6 +41,7 @@ struct Bench: ParsableCommand {
             + StepBenchmarks.run(filter: filter, rounds: rounds)
             + MotionBenchmarks.run(filter: filter, rounds: rounds)
             + faceBenchmarks()
+            + HistoryBenchmarks.run(filter: filter, rounds: min(rounds, 3))
         if json {
             struct Document: Encodable { var benchmarks: [BenchmarkResult] }
             let encoder = JSONEncoder()

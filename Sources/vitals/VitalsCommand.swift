@@ -20,6 +20,7 @@ struct VitalsCommand: AsyncParsableCommand {
             Bench.self,
             Swings.self, Reps.self, Tremor.self, Motion.self,
             Steps.self,
+            History.self,
             Frames.self,
             Faces.self,
             Simulate.self,

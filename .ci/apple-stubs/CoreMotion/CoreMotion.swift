@@ -42,3 +42,20 @@ public final class CMAltimeter: NSObject {
     public func startRelativeAltitudeUpdates(to q: OperationQueue, withHandler h: @escaping (CMAltitudeData?, (any Error)?) -> Void) {}
     public func stopRelativeAltitudeUpdates() {}
 }
+public enum CMAuthorizationStatus: Int { case notDetermined, restricted, denied, authorized }
+public class CMAccelerometerData: CMLogItem { public var acceleration = CMAcceleration() }
+public final class CMRecordedAccelerometerData: CMAccelerometerData { public var identifier: UInt64 = 0; public var startDate = Date() }
+// Foundation's fast enumeration, which swift-corelibs-foundation lacks (Darwin's Foundation declares these).
+public protocol NSFastEnumeration {}
+public struct NSFastEnumerationIterator: IteratorProtocol {
+    public init(_ enumerable: any NSFastEnumeration) {}
+    public mutating func next() -> Any? { nil }
+}
+public final class CMSensorDataList: NSObject, NSFastEnumeration {}
+public final class CMSensorRecorder: NSObject {
+    public override init() {}
+    public class func isAccelerometerRecordingAvailable() -> Bool { true }
+    public class func authorizationStatus() -> CMAuthorizationStatus { .authorized }
+    public func recordAccelerometer(forDuration duration: TimeInterval) {}
+    public func accelerometerData(from fromDate: Date, to toDate: Date) -> CMSensorDataList? { nil }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+@Suite(.enabled(if: vitalsBinary != nil))
+struct HistoryCLITests {
+    /// Two logs added one after the other come back as one CSV, with times from `--start`; a log
+    /// that would overlap what is held is refused with one line and nothing is added.
+    @Test func logsAddedToAHistoryComeBackAsOneCSV() throws {
+        let dir = try scratchFolder("history")
+        func log(_ name: String, phase: Double) throws {
+            let rows = (0..<100).map { i in
+                String(format: "%.2f,%.4f,%.4f,-1", Double(i) / 50, sin(Double(i) / 5 + phase), cos(Double(i) / 5 + phase))
+            }
+            try ("time,acc_x,acc_y,acc_z\n" + rows.joined(separator: "\n")).write(toFile: dir + "/" + name, atomically: true, encoding: .utf8)
+        }
+        try log("a.csv", phase: 0)
+        try log("b.csv", phase: 1)
+        let first = try vitals(["history", "add", "h", "a.csv", "--start", "2026-11-24T10:00:00Z", "--accel-unit", "g"], in: dir)
+        #expect(first.status == 0, "\(first.stderr)")
+        let second = try vitals(["history", "add", "h", "b.csv", "--start", "1795514410", "--accel-unit", "g"], in: dir)
+        #expect(second.status == 0, "\(second.stderr)")
+        let overlap = try vitals(["history", "add", "h", "b.csv", "--start", "1795514411", "--accel-unit", "g"], in: dir)
+        #expect(overlap.status != 0 && overlap.errorLines.count == 1 && overlap.stderr.contains("already holds samples"), "\(overlap.stderr)")
+
+        let all = try vitals(["history", "export", "h"], in: dir)
+        #expect(all.status == 0, "\(all.stderr)")
+        let lines = all.stdout.split(separator: "\n")
+        #expect(lines.first == "time_s,acc_x(g),acc_y(g),acc_z(g)")
+        #expect(lines.count == 201)
+        #expect(lines[1].hasPrefix("1795514400.0,0.0,1.0,-1.0"))
+        #expect(lines[101].hasPrefix("1795514410.0,\(sin(1.0).formatted4),"))
+
+        let stretch = try vitals(["history", "export", "h", "--from", "1795514401", "--to", "2026-11-24T10:00:10Z"], in: dir)
+        #expect(stretch.stdout.split(separator: "\n").count == 1 + 50 + 1)  // 1.00-1.98 s and 10.00 s
+
+        let info = try vitals(["history", "info", "h", "--json"], in: dir)
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any])
+        #expect(doc["samples"] as? Int == 200 && doc["first_time_s"] as? Double == 1_795_514_400)
+    }
+
+    @Test func badTimesAndMissingFoldersAreOneLine() throws {
+        let dir = try scratchFolder("history-bad")
+        try "time,acc_x,acc_y,acc_z\n0,0,0,1\n0.02,0,0,1\n".write(toFile: dir + "/a.csv", atomically: true, encoding: .utf8)
+        for (arguments, expected) in [
+            (["history", "add", "h", "a.csv", "--start", "yesterday"], "neither seconds since 1970 nor an ISO 8601 date"),
+            (["history", "export", "nowhere"], "no such history folder"),
+            (["history", "info", "a.csv"], "no such history folder"),
+            (["history", "add", "a.csv", "a.csv", "--start", "0"], "not a folder"),
+        ] {
+            let run = try vitals(arguments, in: dir)
+            #expect(run.status != 0 && run.errorLines.count == 1 && run.stderr.contains(expected), "\(arguments): \(run.stderr)")
+        }
+    }
+}
+
+private extension Double {
+    /// As the test log writes it (four decimals), then as Swift prints a Double.
+    var formatted4: String { "\(Double(String(format: "%.4f", self))!)" }
+}
