@@ -46,6 +46,10 @@ public final class AccelerometerHistory {
         public var bytes: Int
     }
 
+    /// The largest time a sample may have, seconds either side of 0 (31,700 years: any clock's
+    /// seconds, and small enough to name a segment file in whole milliseconds).
+    public static let maximumTime = 1e12
+
     static let magic = Array("VITALSAH".utf8)
     static let version: UInt32 = 1
     static let headerSize = 32
@@ -129,8 +133,8 @@ public final class AccelerometerHistory {
         var previous = lastTime
         for s in samples {
             let a = s.acceleration
-            guard s.time.isFinite, a.x.isFinite, a.y.isFinite, a.z.isFinite else {
-                throw HistoryError(.invalidSample, "a sample at \(s.time) s is not a finite number; nothing was recorded")
+            guard abs(s.time) <= Self.maximumTime, a.x.isFinite, a.y.isFinite, a.z.isFinite else {
+                throw HistoryError(.invalidSample, "a sample at \(s.time) s is not a finite number (or its time is beyond ±10¹² s); nothing was recorded")
             }
             if let previous, !(s.time > previous) {
                 throw HistoryError(.timeNotIncreasing, "a sample at \(s.time) s does not come after the one at \(previous) s; nothing was recorded")

@@ -7,7 +7,7 @@ public struct HistoryError: Error, Sendable, Equatable, CustomStringConvertible 
         /// A segment file in the folder is not one this version wrote (another program's file under
         /// the history's name pattern, or a damaged header).
         case foreignFile
-        /// A sample's time or acceleration is not a finite number.
+        /// A sample's time or acceleration is not a finite number (or the time is beyond ``AccelerometerHistory/maximumTime``).
         case invalidSample
         /// A sample's time is not after the last one recorded (the history only grows forward in time).
         case timeNotIncreasing

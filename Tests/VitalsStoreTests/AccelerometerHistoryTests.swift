@@ -125,6 +125,11 @@ private func segmentFiles(_ folder: String) throws -> [String] {
             do { try history.append(notANumber) } catch let error as HistoryError {
                 #expect(error.code == .invalidSample)
             }
+            for time in [Double.infinity, 1e300] {
+                do { try history.append([AccelerometerSample(time: time, acceleration: Vector3(x: 0, y: 0, z: 1))]) } catch let error as HistoryError {
+                    #expect(error.code == .invalidSample)
+                }
+            }
             #expect(try history.summary().samples == 5)
             #expect(history.lastTime == 10.08)
         }
