@@ -336,6 +336,31 @@ public struct PulseRecording: Sendable {
         return PulseRecording(source: source, inputs: Inputs(inputs), sampleRate: checked.sampleRate, duration: checked.duration,
                               columns: "r,g,b", gaps: scan.gaps, startTime: t0)
     }
+
+    /// A recording of one signal sampled evenly at `rate` (a WFDB record's), validated like a CSV.
+    /// Values that are not numbers (WFDB's "no sample") are left out, so a run of them longer than
+    /// `maximumGap` is a gap, analysed either side.
+    /// - Throws: `InputError` as ``load(path:column:rate:maximumGap:polarity:)``: infinite values,
+    ///   a rate outside 5 Hz...10 kHz, too little data, a flat signal.
+    public static func signal(_ values: [Double], rate: Double, source: String, column: String,
+                              polarity: Polarity = .asRecorded, maximumGap: Double = 1) throws -> PulseRecording {
+        var scan = SampleScan(channels: 1, maximumGap: maximumGap)
+        var inputs: [PulseInput] = []
+        inputs.reserveCapacity(values.count)
+        let sign = polarity == .inverted ? -1.0 : 1.0
+        // Times count from the first sample there is (the file's clock starts `first` samples earlier).
+        let first = values.firstIndex { !$0.isNaN } ?? 0
+        for i in first..<values.count where !values[i].isNaN {
+            let t = Double(i - first) / rate
+            scan.add(time: t, values: CollectionOfOne(values[i]), place: i + 1)
+            inputs.append(.ppg(time: t, value: sign * values[i]))
+        }
+        guard inputs.count >= 2 else { throw InputError(.tooShort, "\(source): only \(inputs.count) sample(s) of \(column)") }
+        let checked = try scan.checked(source: source, names: column, rate: rate, rateIsStatedBesideTimes: false, scale: 1,
+                                       place: { "sample \($0)" })
+        return PulseRecording(source: source, inputs: Inputs(inputs), sampleRate: checked.sampleRate, duration: checked.duration,
+                              columns: column, gaps: scan.gaps, startTime: Double(first) / rate)
+    }
 }
 
 /// How a checked CSV's rows become inputs: which columns, and the corrections the checks decided.

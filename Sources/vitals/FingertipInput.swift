@@ -3,7 +3,8 @@ import PulseDetection
 import VitalsIO
 
 /// Reading a fingertip recording as `vitals heart-rate` and `vitals dashboard` take it: a CSV of
-/// colour means or of a PPG column (`--column`, `--rate`, `--polarity`), or a video's frames.
+/// colour means or of a PPG column (`--column`, `--rate`, `--polarity`), a PhysioNet (WFDB) record's
+/// signal (`NAME.hea`, `--column` naming the signal), or a video's frames.
 enum FingertipInput {
     /// Loads the recording at `path`.
     /// - Returns: the recording, and for a video what its decoding met (zeros when nothing; nil for a CSV).
@@ -17,6 +18,15 @@ enum FingertipInput {
             }
             let (recording, issues) = try videoColours(path)
             return (recording, issues ?? VideoDecodingIssues(errors: 0, damagedFrames: 0, undecodablePackets: 0))
+        }
+        if WFDBRecord.isHeader(path) {
+            // A PhysioNet record: its header gives the rate, --column names a signal (default PLETH).
+            if rate != nil { throw InputError(.badOption, "\(path): --rate applies to CSV recordings; a WFDB header gives the rate") }
+            let record = try WFDBRecord(headerPath: path)
+            let index = try record.signalIndex(named: column)
+            let name = record.signals[index].description.isEmpty ? "signal \(index)" : record.signals[index].description
+            return (try PulseRecording.signal(record.values(of: index), rate: record.sampleRate, source: path, column: name,
+                                              polarity: polarity), nil)
         }
         return (try PulseRecording.load(path: path, column: column, rate: rate, polarity: polarity), nil)
     }

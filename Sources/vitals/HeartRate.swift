@@ -12,13 +12,14 @@ struct HeartRate: ParsableCommand {
         discussion: """
         INPUT is a CSV file with a header: columns r,g,b (mean colour of each frame) or a signal column \
         chosen with --column; times from a time_s (or time_ms) column or --rate. Or a fingertip video (.y4m natively; \
-        .mp4, .mov, .avi, .mkv, .webm through ffmpeg), analysed from its frames' presentation times. With no INPUT, a bundled minute of \
+        .mp4, .mov, .avi, .mkv, .webm through ffmpeg), analysed from its frames' presentation times. Or a PhysioNet (WFDB) record's \
+        header, NAME.hea: its PLETH signal, or the one --column names (formats 16, 61, 80, 212, 24, 32). With no INPUT, a bundled minute of \
         finger PPG (PhysioNet a103l) is analysed and shown as the live component would show it.
         """,
         aliases: ["hr"]
     )
 
-    @Argument(help: "Recording to analyse (CSV). Omit to analyse the bundled recording.")
+    @Argument(help: "Recording to analyse (CSV, video or WFDB .hea). Omit to analyse the bundled recording.")
     var input: String?
 
     @Option(help: "Signal column to analyse instead of r,g,b (with --motion, one or more PPG columns: ppg1,ppg2).")

@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+@testable import VitalsIO
+
+/// Records written by wfdb-python 4.3.1 (`wfdb.wrsamp`, an independent implementation), kept here as
+/// header text and data bytes: two signals of seven samples, the formats' extremes and WFDB's "no
+/// sample" value (the format's lowest) in each. The stored values below are what `wfdb.rdrecord(...,
+/// physical=False)` reads back; physical = (stored − baseline) / gain, baselines 10 and −3, gains 200
+/// and 50.5.
+private let fixtures: [(format: Int, header: String, data: String, stored: [[Int]])] = [
+    (16, "f16 2 125 7\nf16.dat 16 200.0(10)/mV 16 0 0 120 0 II\nf16.dat 16 50.5(-3)/NU 16 0 5 32671 0 PLETH\n",
+     "000005000100f9ffff7f018000800300ffff00807b009b7ffeff0200",
+     [[0, 1, 32767, -32768, -1, 123, -2], [5, -7, -32767, 3, -32768, 32667, 2]]),
+    (80, "f80 2 125 7\nf80.dat 80 200.0(10)/mV 8 0 0 120 0 II\nf80.dat 80 50.5(-3)/NU 8 0 5 65311 0 PLETH\n",
+     "80858179ff0100837f00fb9b7e82",
+     [[0, 1, 127, -128, -1, 123, -2], [5, -7, -127, 3, -128, 27, 2]]),
+    (212, "f212 2 125 7\nf212.dat 212 200.0(10)/mV 12 0 0 120 0 II\nf212.dat 212 50.5(-3)/NU 12 0 5 63391 0 PLETH\n",
+     "00000501f0f9ff8701000803ff8f007b709bfe0f02",
+     [[0, 1, 2047, -2048, -1, 123, -2], [5, -7, -2047, 3, -2048, 1947, 2]]),
+    (24, "f24 2 125 7\nf24.dat 24 200.0(10)/mV 24 0 0 120 0 II\nf24.dat 24 50.5(-3)/NU 24 0 5 65439 0 PLETH\n",
+     "000000050000010000f9ffffffff7f010080000080030000ffffff0000807b00009bff7ffeffff020000",
+     [[0, 1, 8_388_607, -8_388_608, -1, 123, -2], [5, -7, -8_388_607, 3, -8_388_608, 8_388_507, 2]]),
+    (32, "f32 2 125 7\nf32.dat 32 200.0(10)/mV 32 0 0 120 0 II\nf32.dat 32 50.5(-3)/NU 32 0 5 65439 0 PLETH\n",
+     "000000000500000001000000f9ffffffffffff7f010000800000008003000000ffffffff000000807b0000009bffff7ffeffffff02000000",
+     [[0, 1, 2_147_483_647, -2_147_483_648, -1, 123, -2], [5, -7, -2_147_483_647, 3, -2_147_483_648, 2_147_483_547, 2]]),
+]
+
+private func bytes(_ hex: String) -> Data {
+    var out = Data()
+    var i = hex.startIndex
+    while i < hex.endIndex {
+        let j = hex.index(i, offsetBy: 2)
+        out.append(UInt8(hex[i..<j], radix: 16)!)
+        i = j
+    }
+    return out
+}
+
+/// Writes `files` (name: contents) into a fresh folder and returns its path.
+private func folder(_ files: [String: Data]) throws -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vitals-wfdb-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    for (name, data) in files { try data.write(to: URL(fileURLWithPath: dir + "/" + name)) }
+    return dir
+}
+
+/// Physical values as WFDB defines them, not-a-number for the format's "no sample" value.
+private func physical(_ stored: [Int], baseline: Int, gain: Double, invalid: Int) -> [Double] {
+    stored.map { $0 == invalid ? .nan : Double($0 - baseline) / gain }
+}
+
+private func same(_ a: [Double], _ b: [Double]) -> Bool {
+    a.count == b.count && zip(a, b).allSatisfy { $0 == $1 || ($0.isNaN && $1.isNaN) }
+}
+
+@Suite struct WFDBTests {
+    @Test(arguments: fixtures.indices)
+    func everyFormatReadsAsWfdbPythonWroteIt(_ k: Int) throws {
+        let f = fixtures[k]
+        let dir = try folder(["f\(f.format).hea": Data(f.header.utf8), "f\(f.format).dat": bytes(f.data)])
+        let record = try WFDBRecord(headerPath: dir + "/f\(f.format).hea")
+        #expect(record.sampleRate == 125 && record.sampleCount == 7 && record.signals.count == 2)
+        #expect(record.signals.map(\.description) == ["II", "PLETH"] && record.signals.map(\.units) == ["mV", "NU"])
+        let bits = [16: 16, 80: 8, 212: 12, 24: 24, 32: 32][f.format]!
+        let invalid = -(1 << (bits - 1))
+        #expect(same(try record.values(of: 0), physical(f.stored[0], baseline: 10, gain: 200, invalid: invalid)))
+        #expect(same(try record.values(of: 1), physical(f.stored[1], baseline: -3, gain: 50.5, invalid: invalid)))
+    }
+
+    /// Format 61 is format 16 with each sample's bytes swapped (wfdb-python does not write it).
+    @Test func format61IsBigEndianSixteenBit() throws {
+        let f = fixtures[0]
+        var data = [UInt8](bytes(f.data))
+        for i in stride(from: 0, to: data.count, by: 2) { data.swapAt(i, i + 1) }
+        let header = f.header.replacingOccurrences(of: " 16 ", with: " 61 ")
+        let dir = try folder(["f16.hea": Data(header.utf8), "f16.dat": Data(data)])
+        let record = try WFDBRecord(headerPath: dir + "/f16.hea")
+        #expect(same(try record.values(of: 1), physical(f.stored[1], baseline: -3, gain: 50.5, invalid: -32768)))
+    }
+
+    /// wfdb-python's format 212 with an odd number of samples: the last one in two bytes.
+    @Test func anOddLastSampleOfFormat212IsRead() throws {
+        let dir = try folder(["odd.hea": Data("odd 1 250 3\nodd.dat 212 100.0(0)/NU 12 0 100 1947 0 PLETH\n".utf8),
+                              "odd.dat": bytes("64f038ff07")])
+        #expect(try WFDBRecord(headerPath: dir + "/odd.hea").values(of: 0) == [1, -2, 20.47])
+    }
+
+    @Test func aByteOffsetDefaultGainAndTheZeroAsBaselineAreApplied() throws {
+        // Four bytes of preamble; no gain (WFDB's default, 200); ADC zero 1000 and no baseline: the baseline is 1000.
+        let dir = try folder(["r.hea": Data("r 1 100\nr.dat 16+4 0 12 1000 0 0 0 pulse\n".utf8),
+                              "r.dat": bytes("deadbeef" + "e803" + "4006" + "9001")])
+        let record = try WFDBRecord(headerPath: dir + "/r.hea")
+        #expect(record.sampleCount == nil && record.signals[0].description == "pulse")
+        #expect(try record.values(of: 0) == [0, 3, -3])
+    }
+
+    @Test func aSignalIsChosenByDescriptionOrPlethByDefault() throws {
+        let f = fixtures[0]
+        let dir = try folder(["f16.hea": Data(f.header.utf8), "f16.dat": bytes(f.data)])
+        let record = try WFDBRecord(headerPath: dir + "/f16.hea")
+        #expect(try record.signalIndex(named: nil) == 1)
+        #expect(try record.signalIndex(named: "ii") == 0)
+        #expect(throws: InputError.self) { try record.signalIndex(named: "ABP") }
+        do { _ = try record.signalIndex(named: "ABP") } catch let error as InputError {
+            #expect(error.code == .missingColumn && error.message.contains("0: II, 1: PLETH"))
+        }
+    }
+
+    @Test func whatIsNotReadIsSaidPlainly() throws {
+        let cases: [(header: String, code: InputError.Code, says: String)] = [
+            ("m/2 1 250\n", .unsupportedFormat, "multi-segment"),
+            ("r 1 250 10\nr.dat 310 200 12 0 0 0 0 x\n", .unsupportedFormat, "formats read: 16, 61, 80, 212, 24, 32"),
+            ("r 1 250 10\nr.dat 16x2 200 12 0 0 0 0 x\n", .unsupportedFormat, "several samples per frame"),
+            ("r 2 250 10\nr.dat 16 200 12 0 0 0 0 x\n", .corrupt, "says 2 signals"),
+            ("r two 250\n", .corrupt, "not a number of signals"),
+            ("r 1 fast\nr.dat 16\n", .corrupt, "not a sampling frequency"),
+            ("r 1 250 10\nr.dat 16 lots 12 0 0 0 0 x\n", .corrupt, "not a gain"),
+            ("r 1 250 10\n../elsewhere.dat 16 200 12 0 0 0 0 x\n", .unsupportedFormat, "keep the data file beside the header"),
+            ("", .empty, "no record line"),
+        ]
+        for c in cases {
+            let dir = try folder(["r.hea": Data(c.header.utf8)])
+            do {
+                _ = try WFDBRecord(headerPath: dir + "/r.hea")
+                Issue.record("read '\(c.header)'")
+            } catch let error as InputError {
+                #expect(error.code == c.code && error.message.contains(c.says), "\(c.header): \(error.message)")
+            }
+        }
+    }
+
+    @Test func aDataFileShorterThanTheHeaderSaysIsAnError() throws {
+        let f = fixtures[0]
+        let dir = try folder(["f16.hea": Data(f.header.utf8), "f16.dat": bytes(String(f.data.dropLast(8)))])
+        let record = try WFDBRecord(headerPath: dir + "/f16.hea")
+        #expect(throws: InputError.self) { try record.values(of: 0) }
+        let missing = try folder(["f16.hea": Data(f.header.utf8)])
+        do { _ = try WFDBRecord(headerPath: missing + "/f16.hea").values(of: 0) } catch let error as InputError {
+            #expect(error.code == .fileNotFound)
+        }
+    }
+
+    /// A run of "no sample" values longer than a second is a gap; the samples either side are kept.
+    @Test func missingSamplesBecomeAGapInTheRecording() throws {
+        var values = (0..<1000).map { sin(2 * Double.pi * 1.2 * Double($0) / 100) }
+        for i in 400..<600 { values[i] = .nan }
+        let recording = try PulseRecording.signal(values, rate: 100, source: "r.hea", column: "PLETH")
+        #expect(recording.inputs.count == 800 && recording.gaps.count == 1)
+        #expect(abs(recording.gaps[0].from - 3.99) < 1e-9 && abs(recording.gaps[0].to - 6) < 1e-9)
+    }
+}
