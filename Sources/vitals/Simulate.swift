@@ -80,12 +80,13 @@ struct Simulate: ParsableCommand {
             }
             try Self.checkFreeSpace(simulator.y4mByteCount, output: output)
             try CLIError.wrap {
-                try simulator.writeY4M(to: output)
+                // The small truth file first: a target that cannot take it (/dev/full) fails before the video is written.
                 let beats = simulator.beatTimes
                 if let truth {
                     let doc: [String: Any] = ["bpm": bpm, "beat_times_s": beats, "lift_at_s": liftAt as Any? ?? NSNull()]
                     try writeFile(JSONSerialization.data(withJSONObject: doc, options: [.sortedKeys]), to: truth)
                 }
+                try simulator.writeY4M(to: output)
                 if json {
                     let doc: [String: Any] = [
                         "output": output, "frames": simulator.frameCount, "width": parts[0], "height": parts[1],

@@ -482,3 +482,15 @@ extension CLITests {
         }
     }
 }
+
+@Suite(.enabled(if: vitalsBinary != nil && FileManager.default.fileExists(atPath: "/dev/full")))
+struct SimulateTruthTests {
+    /// The beat-times file is written before the video: a target that cannot take it fails the
+    /// command before a video is left behind without its truth.
+    @Test func aTruthFileThatCannotBeWrittenStopsBeforeTheVideo() throws {
+        let dir = try scratchFolder("truth")
+        let run = try vitals(["simulate", "finger", "--seconds", "2", "clip.y4m", "--truth", "/dev/full"], in: dir)
+        #expect(run.status != 0 && run.errorLines.count == 1 && run.stderr.contains("/dev/full"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/clip.y4m"))
+    }
+}
