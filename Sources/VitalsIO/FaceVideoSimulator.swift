@@ -66,12 +66,21 @@ public struct FaceVideoSimulator: Sendable {
         guard width >= 16, height >= 16, rgb.count == width * height * 3 else {
             throw InputError(.badOption, "face video: the picture must be at least 16x16 with 3 bytes a pixel (\(width)x\(height), \(rgb.count) bytes)")
         }
-        guard c.frameRate >= 1, c.frameRate <= 240, c.seconds.isFinite, c.seconds * Double(c.frameRate) >= 1, c.seconds <= 3600,
-              (20...300).contains(c.bpm), (0...0.1).contains(c.pulseAmplitude), (0...0.5).contains(c.flickerDepth),
-              c.flickerHz.isFinite, c.flickerHz >= 0, c.swayHz.isFinite, c.swayHz >= 0,
-              (0...Double(width / 4)).contains(c.swayPixels), (0...64).contains(c.noiseLevel) else {
-            throw InputError(.badOption, "face video: a rate (1-240 fps), length (one frame to an hour), heart rate (20-300 bpm), pulse (0-10 %), flicker, sway or noise out of range")
-        }
+        // Each setting checked on its own, so the message names the one out of range.
+        let checks: [(ok: Bool, problem: String)] = [
+            ((1...240).contains(c.frameRate), "the frame rate \(c.frameRate) fps is outside 1-240"),
+            (c.seconds.isFinite && c.seconds * Double(c.frameRate) >= 1 && c.seconds <= 3600,
+             "the length \(c.seconds) s is outside one frame to an hour"),
+            ((20...300).contains(c.bpm), "the heart rate \(c.bpm) bpm is outside 20-300"),
+            ((0...0.1).contains(c.pulseAmplitude), "the pulse \(100 * c.pulseAmplitude) % is outside 0-10 %"),
+            ((0...0.5).contains(c.flickerDepth), "the flicker \(100 * c.flickerDepth) % is outside 0-50 %"),
+            (c.flickerHz.isFinite && c.flickerHz >= 0, "the flicker's frequency \(c.flickerHz) Hz is not 0 or more"),
+            (c.swayHz.isFinite && c.swayHz >= 0, "the sway's frequency \(c.swayHz) Hz is not 0 or more"),
+            ((0...Double(width / 4)).contains(c.swayPixels),
+             "the sway \(c.swayPixels) pixels is outside 0-\(width / 4) (a quarter of the picture's width)"),
+            ((0...64).contains(c.noiseLevel), "the noise \(c.noiseLevel) levels is outside 0-64"),
+        ]
+        if let failed = checks.first(where: { !$0.ok }) { throw InputError(.badOption, "face video: \(failed.problem)") }
         var skin = [Bool](repeating: false, count: width * height)
         let region = c.skinRegion ?? (0, 0, width, height)
         // The region clipped to the picture (its far edges saturate rather than overflow).

@@ -104,6 +104,26 @@ private func writeSkinClip(path: String, bpm: Double, seconds: Double = 24, fram
 }
 
 @Suite struct FaceVideoSimulatorTests {
+    /// A setting out of range is named in the error, one setting at a time.
+    @Test func theSettingOutOfRangeIsNamed() throws {
+        let rgb = [UInt8](repeating: 128, count: 48 * 32 * 3)
+        let cases: [(WritableKeyPath<FaceVideoSimulator.Configuration, Double>, Double, String)] = [
+            (\.bpm, 10, "heart rate"), (\.pulseAmplitude, 0.2, "pulse"), (\.flickerDepth, 0.8, "flicker 80"),
+            (\.flickerHz, -1, "flicker's frequency"), (\.swayPixels, 13, "sway 13"), (\.noiseLevel, 100, "noise"),
+            (\.seconds, 5000, "length"),
+        ]
+        for (key, value, named) in cases {
+            var c = FaceVideoSimulator.Configuration()
+            c[keyPath: key] = value
+            do {
+                _ = try FaceVideoSimulator(rgb: rgb, width: 48, height: 32, configuration: c)
+                Issue.record("\(named): accepted")
+            } catch let error as InputError {
+                #expect(error.message.contains(named), "\(error.message)")
+            }
+        }
+    }
+
     /// A grey picture with a square of skin colour: the square pulses, the grey does not.
     @Test func onlyTheSkinPulses() throws {
         let (w, h) = (48, 32)
