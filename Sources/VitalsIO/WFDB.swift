@@ -186,7 +186,8 @@ public struct WFDBRecord: Sendable {
                         : Int(raw[pair + 2]) | (Int(raw[pair + 1]) & 0xf0) << 4
                     stored = u >= 1 << 11 ? u - (1 << 12) : u
                 }
-                out[frame] = stored == invalid ? .nan : Double(stored - signal.baseline) / signal.gain
+                // In Double: a header's baseline may be any Int, and `stored - baseline` in Int overflowed.
+                out[frame] = stored == invalid ? .nan : (Double(stored) - Double(signal.baseline)) / signal.gain
             }
         }
         return out

@@ -94,6 +94,17 @@ private func same(_ a: [Double], _ b: [Double]) -> Bool {
         #expect(try record.values(of: 0) == [0, 3, -3])
     }
 
+    /// A header may give any integer as baseline or ADC zero: the values are computed, not trapped on.
+    @Test func aBaselineAtTheEndsOfIntIsNoOverflow() throws {
+        let lowest = Int.min, highest = Int.max
+        let dir = try folder(["r.hea": Data("r 2 100 2\nr.dat 16 1(\(lowest)) 16 0 0 0 0 low\nr.dat 16 1 16 \(highest) 0 0 0 high\n".utf8),
+                              "r.dat": bytes("0500" + "fbff" + "ffff" + "0100")])  // (5, -5), (-1, 1)
+        let record = try WFDBRecord(headerPath: dir + "/r.hea")
+        #expect(record.signals.map(\.baseline) == [lowest, highest])
+        #expect(try record.values(of: 0) == [5 - Double(lowest), -1 - Double(lowest)])
+        #expect(try record.values(of: 1) == [-5 - Double(highest), 1 - Double(highest)])
+    }
+
     @Test func aSignalIsChosenByDescriptionOrPlethByDefault() throws {
         let f = fixtures[0]
         let dir = try folder(["f16.hea": Data(f.header.utf8), "f16.dat": bytes(f.data)])
