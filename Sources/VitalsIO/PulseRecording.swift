@@ -340,8 +340,9 @@ public struct PulseRecording: Sendable {
     /// A recording of one signal sampled evenly at `rate` (a WFDB record's), validated like a CSV.
     /// Values that are not numbers (WFDB's "no sample") are left out, so a run of them longer than
     /// `maximumGap` is a gap, analysed either side.
-    /// - Throws: `InputError` as ``load(path:column:rate:maximumGap:polarity:)``: infinite values,
-    ///   a rate outside 5 Hz...10 kHz, too little data, a flat signal.
+    /// - Throws: `InputError` as ``load(path:column:rate:maximumGap:polarity:)``: infinite values or
+    ///   ones beyond ±``PulseAnalyzer/maximumMagnitude`` (`nonFinite`), a rate outside 5 Hz...10 kHz,
+    ///   too little data, a flat signal.
     public static func signal(_ values: [Double], rate: Double, source: String, column: String,
                               polarity: Polarity = .asRecorded, maximumGap: Double = 1) throws -> PulseRecording {
         var scan = SampleScan(channels: 1, maximumGap: maximumGap)
@@ -356,6 +357,12 @@ public struct PulseRecording: Sendable {
             inputs.append(.ppg(time: t, value: sign * values[i]))
         }
         guard inputs.count >= 2 else { throw InputError(.tooShort, "\(source): only \(inputs.count) sample(s) of \(column)") }
+        // As a CSV's values: the analyzer would skip every such sample and report nothing, with no word why.
+        if let (at, value) = scan.unusable[0] {
+            let what = value.isInfinite ? "is infinite"
+                : String(format: "is %g, beyond ±%g (no sensor reads that)", value, PulseAnalyzer.maximumMagnitude)
+            throw InputError(.nonFinite, "\(source): sample \(at) of \(column) \(what)")
+        }
         let checked = try scan.checked(source: source, names: column, rate: rate, rateIsStatedBesideTimes: false, scale: 1,
                                        place: { "sample \($0)" })
         return PulseRecording(source: source, inputs: Inputs(inputs), sampleRate: checked.sampleRate, duration: checked.duration,

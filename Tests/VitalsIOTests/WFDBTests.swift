@@ -151,6 +151,21 @@ private func same(_ a: [Double], _ b: [Double]) -> Bool {
         }
     }
 
+    /// A value the analysis cannot take (a header's gain of 1e-320 makes them infinite, 1e-300 past
+    /// ±1e100) is an error naming the sample, as in a CSV, not a run that reports nothing.
+    @Test func valuesTheAnalysisCannotTakeAreRefused() throws {
+        for (bad, says) in [(Double.infinity, "sample 3 of PLETH is infinite"), (-2e300, "sample 3 of PLETH is -2e+300, beyond ±1e+100")] {
+            var values = (0..<1000).map { sin(2 * Double.pi * 1.2 * Double($0) / 100) }
+            values[2] = bad
+            do {
+                _ = try PulseRecording.signal(values, rate: 100, source: "r.hea", column: "PLETH")
+                Issue.record("took \(bad)")
+            } catch let error as InputError {
+                #expect(error.code == .nonFinite && error.message.contains(says), "\(error.message)")
+            }
+        }
+    }
+
     /// A run of "no sample" values longer than a second is a gap; the samples either side are kept.
     @Test func missingSamplesBecomeAGapInTheRecording() throws {
         var values = (0..<1000).map { sin(2 * Double.pi * 1.2 * Double($0) / 100) }
