@@ -52,7 +52,7 @@ public struct WFDBRecord: Sendable {
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
         func bad(_ what: String) -> InputError { InputError(.corrupt, "\(path): \(what)") }
         guard let recordLine = lines.first else { throw InputError(.empty, "\(path): no record line (an empty WFDB header)") }
-        let fields = recordLine.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        let fields = recordLine.split(whereSeparator: Self.isFieldSeparator).map(String.init)
         guard fields.count >= 2 else { throw bad("the record line '\(recordLine)' needs a name and a number of signals") }
         if fields[0].contains("/") {
             throw InputError(.unsupportedFormat, "\(path): a multi-segment record (\(fields[0])); read its segments' headers one at a time")
@@ -85,10 +85,13 @@ public struct WFDBRecord: Sendable {
         }
     }
 
+    /// Fields are separated by spaces or tabs (as the WFDB library and wfdb-python read them).
+    static func isFieldSeparator(_ c: Character) -> Bool { c == " " || c == "\t" }
+
     /// One signal line: `file format[+offset] gain[(baseline)][/units] resolution zero initial checksum block description`.
     static func signal(_ line: String, header path: String) throws -> Signal {
         func bad(_ what: String) -> InputError { InputError(.corrupt, "\(path): signal line '\(line)': \(what)") }
-        let fields = line.split(separator: " ", maxSplits: 8, omittingEmptySubsequences: true).map(String.init)
+        let fields = line.split(maxSplits: 8, omittingEmptySubsequences: true, whereSeparator: isFieldSeparator).map(String.init)
         guard fields.count >= 2 else { throw bad("needs a file name and a format") }
         let file = fields[0]
         guard !file.contains("/"), file != "-", file != "~" else {

@@ -105,6 +105,17 @@ private func same(_ a: [Double], _ b: [Double]) -> Bool {
         #expect(try record.values(of: 1) == [-5 - Double(highest), 1 - Double(highest)])
     }
 
+    /// Tabs separate fields as spaces do (wfdb-python reads this header as the same record); the
+    /// description keeps its inner spaces.
+    @Test func tabsSeparateFields() throws {
+        let f = fixtures[0]
+        let header = "f16\t2 125\t7\nf16.dat\t16 200.0(10)/mV\t16 0 0 120 0 II\nf16.dat 16\t50.5(-3)/NU 16 0 5 32671\t0\tPLETH 2 wave\n"
+        let dir = try folder(["f16.hea": Data(header.utf8), "f16.dat": bytes(f.data)])
+        let record = try WFDBRecord(headerPath: dir + "/f16.hea")
+        #expect(record.sampleRate == 125 && record.sampleCount == 7 && record.signals.map(\.description) == ["II", "PLETH 2 wave"])
+        #expect(same(try record.values(of: 1), physical(f.stored[1], baseline: -3, gain: 50.5, invalid: -32768)))
+    }
+
     @Test func aSignalIsChosenByDescriptionOrPlethByDefault() throws {
         let f = fixtures[0]
         let dir = try folder(["f16.hea": Data(f.header.utf8), "f16.dat": bytes(f.data)])
