@@ -10,8 +10,9 @@ import MotionAnalysis
 /// On disk: one file per ``Settings/segmentDuration`` of samples (`accelerometer-<ms>.vah`, the
 /// first sample's time in milliseconds), each a 32-byte header and then 32 bytes a sample (time and
 /// x, y, z as little-endian 64-bit floats), so a reader finds any time by bisection and a half-written
-/// last sample is recognised by the file's length. Opening the folder again cuts such a torn tail
-/// (``recoveredBytes``) and carries on after the last whole sample: nothing recorded before it is lost.
+/// last sample is recognised by the file's length. Opening the folder again reads up to the last whole
+/// sample and changes no file; the next append cuts such a torn tail (``recoveredBytes``) and carries
+/// on after it: nothing recorded before it is lost.
 ///
 /// ```swift
 /// let history = try AccelerometerHistory(folder: "/path/to/history")
@@ -19,8 +20,9 @@ import MotionAnalysis
 /// let lastHour = try history.samples(from: now - 3600, through: now)
 /// ```
 ///
-/// One writer at a time: a folder is not shared between two open histories that append. Not
-/// thread-safe; use it from one task or queue.
+/// One writer at a time: a folder is not shared between two open histories that append. Others may
+/// open it to read while one appends (opening changes nothing; a reader sees what was written when it
+/// opened). Not thread-safe; use it from one task or queue.
 public final class AccelerometerHistory {
     public struct Settings: Sendable, Equatable {
         /// How long samples are kept before the newest one, seconds (36 h: Core Motion's window for
@@ -61,7 +63,8 @@ public final class AccelerometerHistory {
     public let settings: Settings
     /// The newest sample's time, seconds; the next sample appended must come after it.
     public private(set) var lastTime: Double?
-    /// Bytes of a torn last sample (or a segment cut off while its header was written) removed on opening.
+    /// Bytes of a torn last sample (or of a segment cut off while its header was written) found on
+    /// opening: not read, and cut from the files before the next append writes.
     public private(set) var recoveredBytes = 0
 
     private struct Segment {
@@ -72,8 +75,12 @@ public final class AccelerometerHistory {
 
     /// Oldest first.
     private var segments: [Segment] = []
-    /// The newest segment, open for appending.
+    /// The newest segment, open for appending (opened at the first append).
     private var writer: FileHandle?
+    /// What an interrupted write left, to mend before the next one: a segment file to cut to its
+    /// whole samples, or (`length` 0) one holding none to remove. Opening only notes them, as another
+    /// program may be appending to the folder at that moment.
+    private var repairs: [(url: URL, length: Int)] = []
 
     /// Opens the history in `folder`, making the folder if needed.
     /// - Throws: ``HistoryError`` `folder` when it cannot be made or listed, `foreignFile` for a
@@ -111,7 +118,6 @@ public final class AccelerometerHistory {
         }
         if let last = segments.last {
             lastTime = try readRecords(of: last, range: (last.count - 1)..<last.count).first?.time
-            writer = try handle(forUpdating: last.url)
         }
     }
 
@@ -141,6 +147,7 @@ public final class AccelerometerHistory {
             }
             previous = s.time
         }
+        try mend()
         var pending: [UInt8] = []
         pending.reserveCapacity(min(samples.count, 65_536) * Self.recordSize)
         var pendingLast: Double?
@@ -218,10 +225,13 @@ public final class AccelerometerHistory {
 
     // MARK: Segments
 
-    /// Checks a segment's header and length; cuts a torn last sample, and removes a segment that
-    /// holds no whole sample. Returns nil for a removed one.
+    /// Checks a segment's header and length, and notes a torn last sample or a segment that holds no
+    /// whole sample to mend before the next write. Returns nil for one that holds none.
     private func openSegment(_ url: URL) throws -> Segment? {
-        let handle = try self.handle(forUpdating: url)
+        let handle: FileHandle
+        do { handle = try FileHandle(forReadingFrom: url) } catch {
+            throw HistoryError(.io, "\(url.path): cannot open (\(error.localizedDescription))")
+        }
         defer { try? handle.close() }
         let size: Int
         let header: [UInt8]
@@ -239,21 +249,31 @@ public final class AccelerometerHistory {
         let count = max(0, (size - Self.headerSize) / Self.recordSize)
         let whole = count == 0 ? 0 : Self.headerSize + count * Self.recordSize
         if size != whole {
-            do {
-                if count == 0 {
-                    try FileManager.default.removeItem(at: url)
-                } else {
-                    try handle.truncate(atOffset: UInt64(whole))
-                }
-            } catch {
-                throw HistoryError(.io, "\(url.path): cannot cut its torn end (\(error.localizedDescription))")
-            }
+            repairs.append((url, whole))
             recoveredBytes += size - whole
         }
         guard count > 0 else { return nil }
         var segment = Segment(url: url, start: 0, count: count)
         segment.start = try readRecords(of: segment, range: 0..<1)[0].time
         return segment
+    }
+
+    /// Cuts the torn tails and removes the empty segments found on opening.
+    private func mend() throws {
+        while let (url, length) = repairs.first {
+            do {
+                if length == 0 {
+                    try FileManager.default.removeItem(at: url)
+                } else {
+                    let handle = try FileHandle(forUpdating: url)
+                    defer { try? handle.close() }
+                    try handle.truncate(atOffset: UInt64(length))
+                }
+            } catch {
+                throw HistoryError(.io, "\(url.path): cannot cut its torn end (\(error.localizedDescription))")
+            }
+            repairs.removeFirst()
+        }
     }
 
     /// A new segment file whose first sample is at `time`; it becomes the one appended to.
@@ -272,8 +292,10 @@ public final class AccelerometerHistory {
     /// Writes the encoded samples to the newest segment and empties `bytes`; on failure the
     /// segment is cut back to its last whole write.
     private func write(_ bytes: inout [UInt8], through time: Double?) throws {
-        guard !bytes.isEmpty, let writer, let time else { return }
+        guard !bytes.isEmpty, let time else { return }
         let last = segments.count - 1
+        let writer = try writer ?? handle(forUpdating: segments[last].url)
+        self.writer = writer
         do {
             try writer.seekToEnd()
             try writer.write(contentsOf: bytes)

@@ -106,7 +106,9 @@ struct History: ParsableCommand {
             if let first = s.firstTime, let last = s.lastTime {
                 print(String(format: "  %@ to %@ (%.1f h)", History.date(first), History.date(last), (last - first) / 3600))
             }
-            if history.recoveredBytes > 0 { print("  cut \(history.recoveredBytes) bytes of a sample torn by an interrupted write") }
+            if history.recoveredBytes > 0 {
+                print("  \(history.recoveredBytes) bytes left by an interrupted write are not read (the next add cuts them)")
+            }
         }
     }
 

@@ -92,16 +92,47 @@ private func segmentFiles(_ folder: String) throws -> [String] {
         }
     }
 
-    @Test func aSegmentCutOffWhileItsHeaderWasWrittenIsRemoved() throws {
+    @Test func aSegmentCutOffWhileItsHeaderWasWrittenIsRemovedBeforeTheNextAppend() throws {
         try withFolder { folder in
             let history = try AccelerometerHistory(folder: folder, settings: .init(retention: 3600, segmentDuration: 10))
             try history.append(samples(from: 0, count: 100))
             let torn = URL(fileURLWithPath: folder).appendingPathComponent("accelerometer-20000.vah")
             _ = FileManager.default.createFile(atPath: torn.path, contents: Data(AccelerometerHistory.header().prefix(11)))
-            let reopened = try AccelerometerHistory(folder: folder)
+            let reopened = try AccelerometerHistory(folder: folder, settings: .init(retention: 3600, segmentDuration: 10))
             #expect(reopened.recoveredBytes == 11)
-            #expect(try segmentFiles(folder) == ["accelerometer-0.vah"])
-            #expect(try reopened.summary().samples == 100)
+            #expect(try reopened.summary().samples == 100 && reopened.summary().segments == 1)
+            // The next segment takes the torn one's name.
+            let more = samples(from: 20, count: 10, offset: 100)
+            try reopened.append(more)
+            #expect(try segmentFiles(folder) == ["accelerometer-0.vah", "accelerometer-20000.vah"])
+            #expect(try AccelerometerHistory(folder: folder).samples(from: 0, through: 100) == samples(from: 0, count: 100) + more)
+        }
+    }
+
+    /// Opening a history to read it changes no file: another program may be appending, and what looks
+    /// torn (a segment file just made, its samples not yet written) is its work in progress. Cutting
+    /// it there lost a whole segment that `history add` had reported as added.
+    @Test func openingToReadChangesNoFile() throws {
+        try withFolder { folder in
+            let writer = try AccelerometerHistory(folder: folder, settings: .init(retention: 3600, segmentDuration: 10))
+            try writer.append(samples(from: 0, count: 100))
+            let url = URL(fileURLWithPath: folder)
+            let first = url.appendingPathComponent("accelerometer-0.vah")
+            let handle = try FileHandle(forWritingTo: first)
+            try handle.seekToEnd()
+            try handle.write(contentsOf: [UInt8](repeating: 0x7f, count: 13))
+            try handle.close()
+            _ = FileManager.default.createFile(atPath: url.appendingPathComponent("accelerometer-20000.vah").path,
+                                               contents: Data(AccelerometerHistory.header()))
+            func contents() throws -> [String: Data] {
+                Dictionary(uniqueKeysWithValues: try segmentFiles(folder).map { ($0, try Data(contentsOf: url.appendingPathComponent($0))) })
+            }
+            let before = try contents()
+            let reader = try AccelerometerHistory(folder: folder)
+            #expect(reader.recoveredBytes == 13 + 32)
+            #expect(try reader.samples(from: 0, through: 100) == samples(from: 0, count: 100))
+            #expect(try reader.summary().samples == 100)
+            #expect(try contents() == before)
         }
     }
 
