@@ -69,7 +69,9 @@ public final class AccelerometerHistory {
 
     private struct Segment {
         var url: URL
+        /// Times of its first and last samples, seconds.
         var start: Double
+        var last: Double
         var count: Int
     }
 
@@ -116,9 +118,7 @@ public final class AccelerometerHistory {
             let url = self.folder.appendingPathComponent(name)
             if let segment = try openSegment(url) { segments.append(segment) }
         }
-        if let last = segments.last {
-            lastTime = try readRecords(of: last, range: (last.count - 1)..<last.count).first?.time
-        }
+        lastTime = segments.last?.last
     }
 
     deinit {
@@ -253,8 +253,9 @@ public final class AccelerometerHistory {
             recoveredBytes += size - whole
         }
         guard count > 0 else { return nil }
-        var segment = Segment(url: url, start: 0, count: count)
+        var segment = Segment(url: url, start: 0, last: 0, count: count)
         segment.start = try readRecords(of: segment, range: 0..<1)[0].time
+        segment.last = try readRecords(of: segment, range: (count - 1)..<count)[0].time
         return segment
     }
 
@@ -286,7 +287,7 @@ public final class AccelerometerHistory {
         }
         try? writer?.close()
         writer = try handle(forUpdating: url)
-        segments.append(Segment(url: url, start: time, count: 0))
+        segments.append(Segment(url: url, start: time, last: time, count: 0))
     }
 
     /// Writes the encoded samples to the newest segment and empties `bytes`; on failure the
@@ -304,15 +305,18 @@ public final class AccelerometerHistory {
             throw HistoryError(.io, "\(segments[last].url.path): cannot write (\(error.localizedDescription))")
         }
         segments[last].count += bytes.count / Self.recordSize
+        segments[last].last = time
         lastTime = time
         bytes.removeAll(keepingCapacity: true)
     }
 
-    /// Removes the segments that end before the retention window (never the newest).
+    /// Removes the segments whose last sample is before the retention window (never the newest). By
+    /// the segment's own last sample, not the next one's start: after a gap in recording that start
+    /// can be well inside the window while the segment before it is long past.
     private func prune() throws {
         guard let lastTime else { return }
         let cutoff = lastTime - settings.retention
-        while segments.count > 1, segments[1].start <= cutoff {
+        while segments.count > 1, segments[0].last < cutoff {
             do { try FileManager.default.removeItem(at: segments[0].url) } catch {
                 throw HistoryError(.io, "\(segments[0].url.path): cannot remove an expired segment (\(error.localizedDescription))")
             }

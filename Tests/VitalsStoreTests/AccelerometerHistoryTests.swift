@@ -189,6 +189,22 @@ private func segmentFiles(_ folder: String) throws -> [String] {
         }
     }
 
+    /// After a gap in recording (a watch off for days) the segment before the gap goes once its own
+    /// last sample is past the retention, although the next segment starts inside it.
+    @Test func aSegmentBeforeAGapIsDroppedByItsLastSample() throws {
+        try withFolder { folder in
+            let history = try AccelerometerHistory(folder: folder, settings: .init(retention: 25, segmentDuration: 10))
+            try history.append(samples(from: 0, count: 100))  // 0 ... 1.98 s
+            try history.append(samples(from: 20, count: 100))  // 20 ... 21.98 s: cutoff -3.02, both kept
+            #expect(try segmentFiles(folder) == ["accelerometer-0.vah", "accelerometer-20000.vah"])
+            try history.append(samples(from: 1000, count: 100))  // cutoff 976.98: the two before the gap go
+            #expect(try segmentFiles(folder) == ["accelerometer-1000000.vah"])
+            #expect(try history.summary().firstTime == 1000)
+            try history.append(samples(from: 1020, count: 100))  // cutoff 996.98: 1000 ... 1001.98 stays
+            #expect(try segmentFiles(folder) == ["accelerometer-1000000.vah", "accelerometer-1020000.vah"])
+        }
+    }
+
     @Test func anotherProgramsFileIsNamedNotOverwritten() throws {
         try withFolder { folder in
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
