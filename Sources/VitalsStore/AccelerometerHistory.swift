@@ -86,7 +86,8 @@ public final class AccelerometerHistory {
 
     /// Opens the history in `folder`, making the folder if needed.
     /// - Throws: ``HistoryError`` `folder` when it cannot be made or listed, `foreignFile` for a
-    ///   segment file this version did not write, `io` when a segment cannot be read.
+    ///   segment file this version did not write (or two whose times overlap), `io` when a segment
+    ///   cannot be read.
     public init(folder: String, settings: Settings = Settings()) throws {
         guard settings.retention > 0, settings.retention.isFinite,
               settings.segmentDuration >= 1, settings.segmentDuration.isFinite else {
@@ -117,6 +118,11 @@ public final class AccelerometerHistory {
         for (name, _) in found {
             let url = self.folder.appendingPathComponent(name)
             if let segment = try openSegment(url) { segments.append(segment) }
+        }
+        // Bisection and appending rely on each segment coming after the one before (a copy under a
+        // name with the same time, accelerometer-00.vah, was read as a second 0 ... and times went back).
+        for (before, segment) in zip(segments, segments.dropFirst()) where !(segment.start > before.last) {
+            throw HistoryError(.foreignFile, "\(segment.url.path): its samples from \(segment.start) s overlap \(before.url.lastPathComponent)'s (to \(before.last) s), so one of the two was not written by this history; move it out of the folder")
         }
         lastTime = segments.last?.last
     }

@@ -5,7 +5,7 @@ public struct HistoryError: Error, Sendable, Equatable, CustomStringConvertible 
         /// The folder cannot be made, listed or written (a missing parent, a file in its place, no permission).
         case folder
         /// A segment file in the folder is not one this version wrote (another program's file under
-        /// the history's name pattern, or a damaged header).
+        /// the history's name pattern, a damaged header, or a copy whose times overlap another segment's).
         case foreignFile
         /// A sample's time or acceleration is not a finite number (or the time is beyond ``AccelerometerHistory/maximumTime``).
         case invalidSample

@@ -221,6 +221,21 @@ private func segmentFiles(_ folder: String) throws -> [String] {
         }
     }
 
+    /// A copy of a segment under a name that reads as the same time (or any two segments whose times
+    /// overlap) is named, not read as more samples with times going back.
+    @Test func segmentsWhoseTimesOverlapAreNamed() throws {
+        try withFolder { folder in
+            try AccelerometerHistory(folder: folder).append(samples(from: 0, count: 100))
+            try FileManager.default.copyItem(atPath: folder + "/accelerometer-0.vah", toPath: folder + "/accelerometer-00.vah")
+            do {
+                _ = try AccelerometerHistory(folder: folder)
+                Issue.record("opened a folder with two copies of a segment")
+            } catch let error as HistoryError {
+                #expect(error.code == .foreignFile && error.message.contains("overlap accelerometer-0"), "\(error.message)")
+            }
+        }
+    }
+
     @Test func otherFilesInTheFolderAreLeftAlone() throws {
         try withFolder { folder in
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
