@@ -121,13 +121,25 @@ struct History: ParsableCommand {
         return try AccelerometerHistory(folder: folder)
     }
 
-    /// Seconds since 1970 from a number or an ISO 8601 date.
+    /// Seconds since 1970 from a number or an ISO 8601 date. A date's fraction of a second is read
+    /// with its whole seconds as one decimal number, the nearest Double to the time written (as for a
+    /// number: export prints each time so that it reads back as itself). The formatter's own
+    /// fractional seconds keep milliseconds in a Date (…40.060Z came back as 100000.05999994278,
+    /// …00.123456Z as ….1229999), so an export bounded at a sample's time left that sample out.
     static func time(_ text: String, option: String) throws -> Double {
         if let seconds = Double(text), seconds.isFinite { return seconds }
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date.timeIntervalSince1970 }
-        formatter.formatOptions.insert(.withFractionalSeconds)
-        if let date = formatter.date(from: text) { return date.timeIntervalSince1970 }
+        var whole = text
+        var digits: Substring = ""
+        if let t = text.firstIndex(of: "T"), let dot = text[t...].firstIndex(of: ".") {
+            digits = text[text.index(after: dot)...].prefix { $0.isASCII && $0.isNumber }
+            whole = String(text[..<dot] + text[digits.endIndex...])
+        }
+        if !digits.isEmpty, let date = ISO8601DateFormatter().date(from: whole),
+           let seconds = Int64(exactly: date.timeIntervalSince1970) {
+            let fraction = Double("0." + digits)!
+            return seconds >= 0 ? Double("\(seconds).\(digits)")! : Double(seconds) + fraction
+        }
+        if let date = ISO8601DateFormatter().date(from: text) { return date.timeIntervalSince1970 }
         throw CLIError("\(option): '\(text)' is neither seconds since 1970 nor an ISO 8601 date such as 2026-11-24T10:00:00Z")
     }
 

@@ -38,6 +38,22 @@ struct HistoryCLITests {
         #expect(doc["samples"] as? Int == 200 && doc["first_time_s"] as? Double == 1_795_514_400)
     }
 
+    /// A date's fraction of a second is taken exactly as written: --start puts the first sample at
+    /// .123456 s, and --from/--to written as dates with samples' exported times include both.
+    @Test func fractionalSecondsOfADateAreExact() throws {
+        let dir = try scratchFolder("history-fraction")
+        let rows = (0..<100).map { String(format: "%.2f,0,0,1", Double($0) / 50) }
+        try ("time,acc_x,acc_y,acc_z\n" + rows.joined(separator: "\n")).write(toFile: dir + "/a.csv", atomically: true, encoding: .utf8)
+        let add = try vitals(["history", "add", "h", "a.csv", "--start", "1970-01-02T03:46:40.123456Z", "--accel-unit", "g"], in: dir)
+        #expect(add.status == 0, "\(add.stderr)")
+        let all = try vitals(["history", "export", "h"], in: dir).stdout.split(separator: "\n")
+        #expect(all.count == 101 && all[1].hasPrefix("100000.123456,"), "\(all.prefix(2))")
+        // Rows 3-5 (.163456 to .203456 s), their times as printed written as dates.
+        func date(_ row: Int) -> String { "1970-01-02T03:46:40." + all[row].prefix { $0 != "," }.split(separator: ".")[1] }
+        let stretch = try vitals(["history", "export", "h", "--from", date(3) + "Z", "--to", date(5) + "+00:00"], in: dir)
+        #expect(stretch.stdout.split(separator: "\n").dropFirst() == all[3...5], "\(stretch.stdout)")
+    }
+
     @Test func badTimesAndMissingFoldersAreOneLine() throws {
         let dir = try scratchFolder("history-bad")
         try "time,acc_x,acc_y,acc_z\n0,0,0,1\n0.02,0,0,1\n".write(toFile: dir + "/a.csv", atomically: true, encoding: .utf8)
