@@ -104,6 +104,7 @@ public struct WFDBRecord: Sendable {
             offset = o
             formatText = formatText[..<plus]
         }
+        if formatText.hasSuffix("x1") { formatText = formatText.dropLast(2) }  // one sample per frame, said outright
         if formatText.contains("x") || formatText.contains(":") {
             throw InputError(.unsupportedFormat, "\(path): signal format '\(fields[1])' (several samples per frame or skew) is not read")
         }
@@ -138,12 +139,16 @@ public struct WFDBRecord: Sendable {
     /// - Throws: `InputError.missingColumn` naming the signals there are.
     public func signalIndex(named name: String?) throws -> Int {
         let names = signals.map(\.description)
+        // Some databases end descriptions with a comma ("PLETH," in BIDMC): compared without it.
+        func matches(_ description: String, _ wanted: String) -> Bool {
+            description.trimmingCharacters(in: CharacterSet(charactersIn: ",; ")).caseInsensitiveCompare(wanted) == .orderedSame
+        }
         if let name {
-            if let i = names.firstIndex(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) { return i }
+            if let i = names.firstIndex(where: { matches($0, name) }) { return i }
             if let i = Int(name), signals.indices.contains(i) { return i }
         } else if signals.count == 1 {
             return 0
-        } else if let i = names.firstIndex(where: { $0.uppercased() == "PLETH" }) {
+        } else if let i = names.firstIndex(where: { matches($0, "PLETH") }) {
             return i
         }
         let what = name.map { "no signal described '\($0)'" } ?? "no PLETH signal; name one with --column"

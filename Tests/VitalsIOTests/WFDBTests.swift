@@ -128,6 +128,17 @@ private func same(_ a: [Double], _ b: [Double]) -> Bool {
         }
     }
 
+    /// BIDMC's descriptions end with a comma ("PLETH,"); "16x1" is one sample per frame.
+    @Test func aTrailingCommaAndOneSamplePerFrameAreRead() throws {
+        let f = fixtures[0]
+        let header = f.header.replacingOccurrences(of: " II", with: " II,").replacingOccurrences(of: " PLETH", with: " PLETH,")
+            .replacingOccurrences(of: " 16 ", with: " 16x1 ")
+        let dir = try folder(["f16.hea": Data(header.utf8), "f16.dat": bytes(f.data)])
+        let record = try WFDBRecord(headerPath: dir + "/f16.hea")
+        #expect(try record.signalIndex(named: nil) == 1 && record.signalIndex(named: "ii") == 0)
+        #expect(same(try record.values(of: 1), physical(f.stored[1], baseline: -3, gain: 50.5, invalid: -32768)))
+    }
+
     @Test func whatIsNotReadIsSaidPlainly() throws {
         let cases: [(header: String, code: InputError.Code, says: String)] = [
             ("m/2 1 250\n", .unsupportedFormat, "multi-segment"),
