@@ -50,7 +50,8 @@ let package = Package(
         .target(name: "VitalsStore", dependencies: ["MotionAnalysis"], swiftSettings: swiftSettings),
         // The live dashboard's portable part: pipeline events to JSON messages, the state a viewer
         // sees (and a late one gets), pacing of recorded input, the hub that hands the messages to
-        // every viewer, and the page itself (HTML, JavaScript, CSS). No sockets: the CLI serves it.
+        // every viewer, the page itself (HTML, JavaScript, CSS), and the reading of a request's head
+        // within bounds. No sockets: the CLI serves it.
         .target(
             name: "Dashboard",
             dependencies: ["SignalProcessing", "PulseDetection", "VitalsIO"],
