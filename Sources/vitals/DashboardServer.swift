@@ -3,16 +3,18 @@ import FlyingFox
 import FlyingSocks
 import Foundation
 
-/// The dashboard's HTTP side, on FlyingFox: the page's files, and at ``DashboardPage/eventsPath``
-/// each viewer's stream of Server-Sent Events from the hub. What the messages say and what a late
-/// viewer gets is the Dashboard module's; this file only serves it.
+/// The dashboard's HTTP side, FlyingFox routes served by `BoundedHTTPServer`: the page's files, and
+/// at ``DashboardPage/eventsPath`` each viewer's stream of Server-Sent Events from the hub. What the
+/// messages say and what a late viewer gets is the Dashboard module's; this file only serves it.
 struct DashboardServer {
-    private let server: HTTPServer
+    private let server: BoundedHTTPServer
     private let hub: DashboardHub
     /// "HOST:PORT" as asked, for messages.
     private let requested: String
 
-    /// - Throws: `CLIError` for a host that is not an IP address or a build without the page.
+    /// Listens on `host`:`port` at once (serving starts with ``serve(onListening:feed:)``).
+    /// - Throws: `CLIError` for a host that is not an IP address, an address that cannot be served
+    ///   (a port in use, say) or a build without the page.
     init(host: String, port: UInt16, hub: DashboardHub) throws {
         self.hub = hub
         let ip = host == "localhost" ? "127.0.0.1" : host
@@ -34,42 +36,37 @@ struct DashboardServer {
                          headers: [.contentType: "text/event-stream", HTTPHeader("Cache-Control"): "no-cache"],
                          body: HTTPBodySequence(from: EventStreamBody(frames: await hub.subscribe())))
         }
+        let address: any SocketAddress
         do {
-            server = ip.contains(":")
-                ? HTTPServer(address: try .inet6(ip6: ip, port: port), logger: .disabled, handler: routes)
-                : HTTPServer(address: try .inet(ip4: ip, port: port), logger: .disabled, handler: routes)
+            address = ip.contains(":") ? try sockaddr_in6.inet6(ip6: ip, port: port) : try sockaddr_in.inet(ip4: ip, port: port)
         } catch {
             throw CLIError("--host \(host): not an IP address (127.0.0.1, 0.0.0.0, ::1)")
+        }
+        do {
+            server = try BoundedHTTPServer(address: address, handler: routes)
+        } catch let error as SocketError {
+            throw CLIError("cannot serve on \(requested): \(Self.reason(error))")
         }
     }
 
     private enum Outcome: Sendable {
-        case listening, feedFinished, inputEnded, interrupted, serverStopped
+        case feedFinished, inputEnded, interrupted, serverStopped
     }
 
     /// Serves until `feed` returns true, or Ctrl-C (SIGINT) or SIGTERM; then ends the viewers'
     /// streams and stops. `feed` returning false (a recording played out) leaves the page up.
     /// - Parameters:
-    ///   - onListening: called with the page's URL once the server listens.
+    ///   - onListening: called with the page's URL before serving.
     ///   - feed: runs the input; returns whether to stop when it ends.
-    /// - Throws: `CLIError` when the address cannot be served (a port in use, say).
+    /// - Throws: what `feed` throws, or `SocketError` when the listening socket fails.
     func serve(onListening: (String) -> Void, feed: @escaping @Sendable () async throws -> Bool) async throws {
         let interruptions = Self.interruptions()
+        onListening(url(server.listeningAddress))
         try await withThrowingTaskGroup(of: Outcome.self) { group in
             group.addTask {
                 try await server.run()
                 return .serverStopped
             }
-            group.addTask {
-                try await server.waitUntilListening(timeout: 10)
-                return .listening
-            }
-            do {
-                guard try await group.next() == .listening else { throw CLIError("cannot serve on \(requested): the server stopped") }
-            } catch let error as SocketError {
-                throw CLIError("cannot serve on \(requested): \(Self.reason(error))")
-            }
-            onListening(url(await server.listeningAddress))
             group.addTask { try await feed() ? .feedFinished : .inputEnded }
             group.addTask {
                 for await _ in interruptions { break }
@@ -84,8 +81,9 @@ struct DashboardServer {
                 return .inputEnded
             }
             while let outcome = try await group.next(), outcome == .inputEnded {}
+            // The viewers' streams end (their last chunk goes out); cancelling closes every
+            // connection, however far its request has come, and the listening socket.
             await hub.close()
-            await server.stop(timeout: 1)
             group.cancelAll()
         }
     }
