@@ -166,7 +166,12 @@ public struct PulseAnalyzer: Sendable {
     private var gridCount = 0
     private var lastTime: Double?
     private var selected = 0
+    /// The waveform's divisor: the beat channel's spread once the tracker has one; before that, the
+    /// root mean square of what the waveform has shown (so the first seconds are drawn in the same
+    /// units whatever the signal's, a PPG in ADC counts or in volts).
     private var scale = 1.0
+    private var hasSpreadScale = false
+    private var earlyWaveform = (sumOfSquares: 0.0, count: 0)
     private var latestBPM: Double?
     /// Quality index of the latest rate analysis (nil before the first), stamped on every beat.
     private var latestConfidence: Double?
@@ -639,6 +644,12 @@ public struct PulseAnalyzer: Sendable {
                 emit(.beat(beat))
             }
             if showsWaveform {
+                if !hasSpreadScale {
+                    earlyWaveform.sumOfSquares += y * y
+                    earlyWaveform.count += 1
+                    let rms = (earlyWaveform.sumOfSquares / Double(earlyWaveform.count)).squareRoot()
+                    if rms > 0 && rms.isFinite { scale = rms }
+                }
                 emit(.waveform(WaveformSample(time: time, value: y / scale)))
             }
         }
@@ -665,7 +676,10 @@ public struct PulseAnalyzer: Sendable {
         selectBeatChannel(rateChannel: u.channel, at: endTime)
         let w = windowScratch[u.channel]
         // The waveform shown is the beat channel's, scaled by its own spread.
-        if tracker.channelSpreads[selected] > 0 { scale = tracker.channelSpreads[selected] }
+        if tracker.channelSpreads[selected] > 0 {
+            scale = tracker.channelSpreads[selected]
+            hasSpreadScale = true
+        }
         let period = 60 / u.bpm
         for ch in 0..<n { detectors[ch].expectedPeriod = period }
         retuneBeatBand(forPeriod: period)

@@ -60,6 +60,23 @@ private func events(_ inputs: some Sequence<PulseInput>, rate: Double = 30) -> [
         expectSameEvents(allAtOnce, events(inputs), "all at once")
     }
 
+    /// Before the first analysis gives the pulse's spread, the waveform is drawn in units of what it
+    /// has shown so far: a PPG in ADC counts and one in volts look alike from the first second
+    /// (they were divided by 1 until then: hundreds of units, or flat).
+    @Test func theFirstSecondsOfTheWaveformAreInTheSignalsOwnUnits() {
+        for amplitude in [1000.0, 0.001] {
+            let inputs = (0..<(50 * 4)).map { i in
+                let t = Double(i) / 50
+                return PulseInput.ppg(time: t, value: amplitude * (sin(2 * Double.pi * 1.2 * t) + 0.3 * sin(4 * Double.pi * 1.2 * t)))
+            }
+            var analyzer = PulseAnalyzer(sampleRate: 50)
+            var values: [Double] = []
+            analyzer.process(contentsOf: inputs) { if case .waveform(let w) = $0, w.time >= 1 { values.append(w.value) } }
+            let rms = (values.map { $0 * $0 }.reduce(0, +) / Double(values.count)).squareRoot()
+            #expect(!values.isEmpty && rms > 0.5 && rms < 2, "amplitude \(amplitude): rms \(rms)")
+        }
+    }
+
     @Test func theRecordingReachesEveryKindOfEvent() {
         var kinds = Set<String>()
         for e in Self.batch {
