@@ -50,7 +50,8 @@ public struct TremorDetector: Sendable {
         /// Autocorrelation at one period, 0...1, a tremor must reach. Default 0.5 (a steady sine
         /// gives nearly 1; band-limited noise at these lags about 0.1-0.3).
         public var minimumRegularity = 0.5
-        /// A longer interval between samples restarts the detector, s.
+        /// A longer interval between samples restarts the detector, s (at most `windowSeconds`: the
+        /// seconds of a shorter gap are closed one by one).
         public var maximumGap = 0.5
 
         public init() {}
@@ -100,6 +101,11 @@ public struct TremorDetector: Sendable {
     /// The lowest sample rate the tremor band allows (its top, 12 Hz, under half the rate).
     public static let minimumSampleRate = 25.0
 
+    /// Largest time magnitude taken, s: 2^52 s (143 million years). Beyond it adding a second to a
+    /// time can leave it unchanged, so the seconds could not be counted off; samples at such times
+    /// are skipped like those whose time is not a number.
+    public static let maximumTime = 0x1p52
+
     public let parameters: Parameters
     public let sampleRate: Double
     private let tremorDesign: BiquadCascade
@@ -118,8 +124,8 @@ public struct TremorDetector: Sendable {
     private var axisWindow: [Double] = []
     private var lastTime = Double.nan
 
-    /// - Throws: ``InvalidParameters`` for a rate below ``minimumSampleRate`` or bands, window and
-    ///   thresholds that cannot work.
+    /// - Throws: ``InvalidParameters`` for a rate below ``minimumSampleRate`` or bands, window,
+    ///   thresholds and maximum gap that cannot work.
     public init(sampleRate: Double, parameters: Parameters = Parameters()) throws {
         let p = parameters
         guard sampleRate.isFinite, sampleRate >= Self.minimumSampleRate, sampleRate <= 10_000 else {
@@ -130,8 +136,11 @@ public struct TremorDetector: Sendable {
             throw InvalidParameters(description: "tremor: bands must be increasing ranges of positive frequencies under half the sample rate")
         }
         guard p.windowSeconds >= 2, p.windowSeconds <= 60, p.windowSeconds * p.tremorBand.lowerBound >= 4,
-              p.movementThreshold >= 0, p.minimumAmplitude >= 0, (0...1).contains(p.minimumRegularity), p.maximumGap > 0 else {
+              p.movementThreshold >= 0, p.minimumAmplitude >= 0, (0...1).contains(p.minimumRegularity) else {
             throw InvalidParameters(description: "tremor: the window must be 2-60 s and hold four periods of the band's lowest frequency; thresholds 0 or more, regularity 0...1")
+        }
+        guard p.maximumGap > 0, p.maximumGap <= p.windowSeconds else {
+            throw InvalidParameters(description: String(format: "tremor: the maximum gap must be positive and at most the %g-s window (got %g s)", p.windowSeconds, p.maximumGap))
         }
         self.parameters = p
         self.sampleRate = sampleRate
@@ -144,9 +153,11 @@ public struct TremorDetector: Sendable {
         maximumLeak = leakage(at: p.tremorBand.lowerBound)
     }
 
-    /// Feeds one sample (total acceleration, g); returns the seconds it closed, in order.
+    /// Feeds one sample (total acceleration, g); returns the seconds it closed, in order. A sample
+    /// whose time is not after the previous one's, or is not a number within ±``maximumTime``, is
+    /// skipped.
     public mutating func process(time: Double, acceleration a: Vector3) -> [Second] {
-        guard time.isFinite, !(time <= lastTime) else { return [] }  // a repeated or earlier time: skipped
+        guard abs(time) < Self.maximumTime, !(time <= lastTime) else { return [] }  // a repeated or earlier time: skipped
         var out: [Second] = []
         if !(time - lastTime <= parameters.maximumGap) {
             // The start, or a gap: the filters and the window begin again here.
@@ -336,10 +347,15 @@ public struct TremorDetector: Sendable {
     }
 
     /// The seconds grouped into minutes from `origin` (the recording's start), as Core Motion's
-    /// results: the share of each minute's judged seconds in each severity.
+    /// results: the share of each minute's judged seconds in each severity. A second whose minute
+    /// cannot be numbered (a start that is not a number, or more than `Int.max` minutes from
+    /// `origin`) is left out.
     public static func minutes(_ seconds: [Second], origin: Double = 0) -> [Minute] {
         var groups: [Int: [Second]] = [:]
-        for s in seconds { groups[Int(((s.start - origin) / 60).rounded(.down)), default: []].append(s) }
+        for s in seconds {
+            guard let minute = Int(exactly: ((s.start - origin) / 60).rounded(.down)) else { continue }
+            groups[minute, default: []].append(s)
+        }
         return groups.keys.sorted().map { k in
             let group = groups[k]!
             let n = Double(group.count)

@@ -140,4 +140,48 @@ private func share(_ seconds: [TremorDetector.Second], _ severity: TremorDetecto
         p.windowSeconds = 0.5
         #expect(throws: TremorDetector.InvalidParameters.self) { try TremorDetector(sampleRate: 50, parameters: p) }
     }
+
+    /// A time of 2^52 s or more (epoch nanoseconds taken for seconds, say) is skipped: there a second
+    /// added to a time can leave it unchanged, and closing seconds one by one never ended.
+    @Test func timesTooLargeToCountSecondsInAreSkipped() throws {
+        for time in [1.7e18, 1e300, -1e300, TremorDetector.maximumTime, -TremorDetector.maximumTime] {
+            var d = try TremorDetector(sampleRate: 50)
+            #expect(d.process(time: time, acceleration: Vector3(x: 0, y: 0, z: -1)).isEmpty)
+            #expect(d.process(time: time * (1 + 1e-12), acceleration: Vector3(x: 0, y: 0, z: -1)).isEmpty)
+            #expect(d.finish().isEmpty)
+        }
+        // Just inside the range (where times are half-second steps) the seconds are counted.
+        var d = try TremorDetector(sampleRate: 50)
+        let start = TremorDetector.maximumTime - 100
+        var seconds: [TremorDetector.Second] = []
+        for i in 0..<20 { seconds += d.process(time: start + Double(i) / 2, acceleration: Vector3(x: 0, y: 0, z: -1)) }
+        seconds += d.finish()
+        #expect(seconds.map(\.start) == (0..<10).map { start + Double($0) })
+    }
+
+    /// A gap longer than the window would have its seconds closed one by one (a 1e12-s gap never
+    /// ended): the maximum gap is at most the window.
+    @Test func aMaximumGapLongerThanTheWindowIsRefused() throws {
+        for gap in [4.5, 1e12, .infinity, .nan, 0] {
+            var p = TremorDetector.Parameters()
+            p.maximumGap = gap
+            #expect(throws: TremorDetector.InvalidParameters.self) { try TremorDetector(sampleRate: 50, parameters: p) }
+        }
+        var p = TremorDetector.Parameters()
+        p.maximumGap = p.windowSeconds
+        #expect(throws: Never.self) { try TremorDetector(sampleRate: 50, parameters: p) }
+    }
+
+    /// Minutes are numbered from `origin`; a second whose minute is past `Int.max` (an origin far
+    /// before the recording, a decoded start that is not a number) is left out instead of trapping.
+    @Test func minutesLeaveOutSecondsTheyCannotNumber() throws {
+        let seconds = try judge(restingWrist(seconds: 70))
+        #expect(TremorDetector.minutes(seconds, origin: -1e300).isEmpty)
+        #expect(TremorDetector.minutes(seconds, origin: .nan).isEmpty)
+        var odd = seconds
+        odd[3].start = .infinity
+        odd[4].start = -.nan
+        let minutes = TremorDetector.minutes(odd)
+        #expect(minutes.count == 2 && minutes.map(\.judgedSeconds).reduce(0, +) == Double(seconds.count - 2))
+    }
 }
