@@ -30,8 +30,10 @@ public struct UniformSignal: Sendable, Hashable {
 /// The grid starts at the first sample's time; grid point k is at `start + k / rate` (computed by
 /// multiplication, so no drift accumulates over long inputs). Each grid point is the linear
 /// interpolation between the two input samples around it; an input sample exactly on a grid point
-/// gives its value. Samples whose time is not after the previous sample's (repeated or backwards
-/// timestamps) are ignored; validating timestamps is the caller's job. Gaps are interpolated across.
+/// gives its value. Samples whose time is not a finite number, or not after the previous sample's
+/// (repeated or backwards timestamps), are ignored; validating timestamps further is the caller's
+/// job. Gaps are interpolated across: a sample `d` seconds after the previous one determines about
+/// `d × rate` grid points, so bound the gaps you feed it.
 ///
 /// - Complexity: O(1) amortised per input sample plus O(1) per output sample; allocates nothing.
 public struct UniformResampler: Sendable, Hashable {
@@ -95,6 +97,8 @@ public struct UniformResampler: Sendable, Hashable {
     @inlinable
     public mutating func push(time t: Double, value v: Double) {
         if draining { while next() != nil {} }
+        // An infinite time would have every grid point after the previous sample to emit: never done.
+        guard t.isFinite else { return }
         guard gridStart != nil else {
             gridStart = t
             previousTime = t
@@ -145,7 +149,8 @@ public enum Resampling {
     /// Linear interpolation of `(times, values)` onto a uniform grid of `rate` Hz starting at `times[0]`
     /// and ending at the last grid point not after the last time. Runs ``UniformResampler`` over the
     /// input, so batch and streaming results are identical. Times must increase; samples that do not
-    /// (repeats, steps back) are skipped.
+    /// (repeats, steps back) and times that are not finite numbers are skipped. The output holds
+    /// about `(last − first) × rate` samples: the caller bounds the span.
     /// - Parameters:
     ///   - times: sample times in seconds.
     ///   - values: samples, same count as `times`.
@@ -155,13 +160,14 @@ public enum Resampling {
         precondition(times.count == values.count, "times and values must have the same count")
         var resampler = UniformResampler(rate: rate)
         var out: [Double] = []
-        if let first = times.first, let last = times.last, last > first {
-            out.reserveCapacity(Int(((last - first) * rate).rounded(.down)) + 1)
+        if let first = times.first, let last = times.last, last > first,
+           let count = Int(exactly: ((last - first) * rate).rounded(.down)), count < Int.max {
+            out.reserveCapacity(count + 1)
         }
         for i in times.indices {
             resampler.process(time: times[i], value: values[i], into: &out)
         }
-        return UniformSignal(start: times.first ?? 0, rate: rate, values: out)
+        return UniformSignal(start: resampler.start ?? times.first ?? 0, rate: rate, values: out)
     }
 
     /// Linear interpolation of `(times, values)` (increasing times) at query times `at`, which must

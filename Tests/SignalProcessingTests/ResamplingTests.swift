@@ -65,6 +65,20 @@ import Testing
         for (k, v) in u.values.enumerated() { #expect(abs(v - Double(k) * 0.5) < 1e-12) }
     }
 
+    /// A time that is not a finite number is skipped like a repeated one: an infinite time had every
+    /// grid point after the previous sample to emit (a hang), a NaN first time left no grid at all.
+    @Test(arguments: [Double.infinity, -.infinity, .nan])
+    func nonFiniteTimestampsAreSkipped(_ bad: Double) {
+        let clean = Resampling.uniform(times: [0, 0.1, 0.2], values: [0, 1, 2], rate: 20)
+        #expect(Resampling.uniform(times: [0, 0.1, bad, 0.2], values: [0, 1, 9, 2], rate: 20) == clean)
+        #expect(Resampling.uniform(times: [0, 0.1, 0.2, bad], values: [0, 1, 2, 9], rate: 20) == clean)
+        #expect(Resampling.uniform(times: [bad, 0, 0.1, 0.2], values: [9, 0, 1, 2], rate: 20) == clean)
+        var r = UniformResampler(rate: 20)
+        var out: [Double] = []
+        for (t, v) in [(bad, 9.0), (0, 0), (0.1, 1), (bad, 9), (0.2, 2)] { r.process(time: t, value: v, into: &out) }
+        #expect(out == clean.values && r.start == 0)
+    }
+
     @Test func emptyAndSingleSampleInputs() {
         #expect(Resampling.uniform(times: [], values: [], rate: 10).values.isEmpty)
         #expect(Resampling.uniform(times: [4], values: [7], rate: 10) == UniformSignal(start: 4, rate: 10, values: [7]))
