@@ -98,7 +98,8 @@ public struct BeatShape: Sendable {
     /// The grade of the beat at `time` (seconds), given the expected `period` (seconds): its
     /// correlation with the template, its amplitude over the typical beat's, and whether that makes
     /// it doubtful; a good beat then updates the template. Nil while the template is
-    /// being built or when the beat's window is not (or no longer) in the history.
+    /// being built or when the beat's window is not (or no longer) in the history, and for a time or
+    /// period that is not a finite number.
     public mutating func grade(beatAt time: Double, period: Double) -> Grade? {
         guard extract(at: time, period: period) else { return nil }
         guard templateBeats >= Self.initialBeats else {
@@ -138,10 +139,12 @@ public struct BeatShape: Sendable {
         return r
     }
 
-    /// Fills `snippet` with the normalised waveform around `time`; false if it is not in the history.
+    /// Fills `snippet` with the normalised waveform around `time`; false if it is not in the history
+    /// (or a time or the period is not a finite number: an infinite beat time within an infinitely
+    /// stamped history had no sample positions).
     private mutating func extract(at time: Double, period: Double) -> Bool {
         let count = history.count
-        guard count > 1, period > 0 else { return false }
+        guard count > 1, period > 0, period.isFinite, time.isFinite, newest.isFinite else { return false }
         let oldest = newest - Double(count - 1) / rate
         let start = time - Self.window.before * period
         let end = time + Self.window.after * period

@@ -87,3 +87,20 @@ private func grades(spikeAt spikeBeat: Int? = nil, spikeSize: Double = 4, amplit
     }
     #expect(late.compactMap { $0 }.allSatisfy { !$0.isDoubtful })
 }
+
+/// A beat time or period that is not a finite number is not graded: an infinite beat time in a
+/// history stamped with infinite times put its samples at NaN positions (a trap converting to Int).
+@Test func beatsAtTimesThatAreNotNumbersAreNotGraded() {
+    for stamp in [Double.infinity, -.infinity, .nan] {
+        var shape = BeatShape(rate: 30)
+        for n in 0..<300 { shape.append(time: stamp, value: sin(Double(n) / 5)) }
+        for time in [stamp, 5, .infinity, -.infinity, .nan] {
+            for period in [1, .infinity, .nan] { #expect(shape.grade(beatAt: time, period: period) == nil) }
+        }
+    }
+    var shape = BeatShape(rate: 30)
+    for n in 0..<300 { shape.append(time: Double(n) / 30, value: sin(Double(n) / 5)) }
+    for (time, period) in [(Double.infinity, 1.0), (-.infinity, 1), (.nan, 1), (5, .infinity), (5, .nan)] {
+        #expect(shape.grade(beatAt: time, period: period) == nil)
+    }
+}
