@@ -117,7 +117,7 @@ public enum LiveFeed {
                 // Everything due so far goes out before the pause.
                 await hub.publish(events)
                 events.removeAll(keepingCapacity: true)
-                try await Task.sleep(for: .seconds(wait))
+                try await sleep(seconds: wait)
             }
             analyzer.process(input) { events.append($0) }
             last = input.time
@@ -126,5 +126,21 @@ public enum LiveFeed {
         await hub.publish(events)
         if let last { await hub.end(at: last) }
         return last
+    }
+
+    /// Longest single sleep, seconds (a day). A longer wait (an input stamped years after the one
+    /// before it, a tiny speed) is slept a day at a time: a `Duration` of 1e300 s traps, and a wait
+    /// that long only ends with the task's cancellation.
+    static let longestSleep = 86_400.0
+
+    /// Sleeps `seconds` (> 0) in steps of at most ``longestSleep``; throws `CancellationError` when
+    /// the task is cancelled.
+    private static func sleep(seconds: Double) async throws {
+        var left = seconds
+        while left > 0 {
+            let step = min(left, longestSleep)
+            try await Task.sleep(for: .seconds(step))
+            left -= step
+        }
     }
 }

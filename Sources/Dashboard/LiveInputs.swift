@@ -90,8 +90,11 @@ public struct ReplayPacer: Sendable {
     }
 
     /// Wall-clock seconds from `now` until the input at `inputTime` is due: positive to wait, zero
-    /// when due. `now` is any monotonic clock's reading in seconds.
+    /// when due. `now` is any monotonic clock's reading in seconds. An input time (or a reading)
+    /// that is not a finite number is due at once and leaves the schedule as it was: the pipeline
+    /// skips such an input.
     public mutating func delay(until inputTime: Double, now: Double) -> Double {
+        guard inputTime.isFinite, now.isFinite else { return 0 }
         guard let origin else {
             origin = (inputTime, now)
             return 0

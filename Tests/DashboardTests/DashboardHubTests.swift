@@ -70,6 +70,18 @@ private func take(_ count: Int, from stream: AsyncStream<String>) async -> [Stri
         #expect(await hub.viewerCount == 0)
     }
 
+    /// An input stamped 1e300 s after the one before (or a speed of 1e-21) asks for a wait no
+    /// `Duration` holds: the feed waits (a day at a time) until it is cancelled, instead of trapping.
+    @Test(arguments: [(1e300, 1.0), (1, 1e-21)])
+    func aWaitTooLongForADurationEndsWithCancellation(later: Double, speed: Double) async throws {
+        let hub = DashboardHub(state: DashboardState(session: session))
+        let inputs = LiveInputs(recording: [.ppg(time: 0, value: 1), .ppg(time: later, value: 2)], period: 1, loop: false)
+        let feed = Task { try await LiveFeed.run(inputs, sampleRate: 30, speed: speed, hub: hub) }
+        try await Task.sleep(for: .milliseconds(200))
+        feed.cancel()
+        await #expect(throws: CancellationError.self) { try await feed.value }
+    }
+
     @Test func theFeedRunsThePipelineAndTellsTheEnd() async throws {
         let hub = DashboardHub(state: DashboardState(session: session))
         let last = try await LiveFeed.run(LiveInputs(simulated: .ideal, limit: 12), sampleRate: 30, speed: 1000, hub: hub)

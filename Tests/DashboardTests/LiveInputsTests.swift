@@ -49,6 +49,18 @@ private func drain(_ inputs: LiveInputs) -> [PulseInput] {
         #expect(pacer.delay(until: 11, now: 100.6) == 0)      // late by less than the lag allowed: at once
     }
 
+    /// An input time that is not a number is due at once (the pipeline skips it) and does not move
+    /// the schedule: an infinite time asked for an infinite wait.
+    @Test func anInputTimeThatIsNotANumberIsDueAtOnce() {
+        var pacer = ReplayPacer(speed: 1)
+        #expect(pacer.delay(until: .nan, now: 0) == 0)         // does not anchor the schedule
+        #expect(pacer.delay(until: 10, now: 100) == 0)
+        for bad in [Double.infinity, -.infinity, .nan] { #expect(pacer.delay(until: bad, now: 100) == 0) }
+        #expect(pacer.delay(until: 11, now: 100) == 1)
+        #expect(pacer.delay(until: 12, now: .infinity) == 0)
+        #expect(pacer.delay(until: 12, now: 100) == 2)
+    }
+
     @Test func aFeederFarBehindStartsAgainInsteadOfBursting() {
         var pacer = ReplayPacer(speed: 1)
         _ = pacer.delay(until: 0, now: 0)
