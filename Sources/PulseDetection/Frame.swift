@@ -144,10 +144,11 @@ public struct Frame {
     public let plane2: FramePlane
 
     /// A BGRA frame.
-    /// - Throws: `FrameError` when the size is not positive or `bytesPerRow < 4 * width`.
+    /// - Throws: `FrameError` when the size is not positive, `bytesPerRow < 4 * width`, or the frame
+    ///   would span more bytes than memory can address (`.invalidSize`).
     public init(bgra baseAddress: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, time: Double) throws {
         try Self.check(width: width, height: height)
-        try Self.check(bytesPerRow: bytesPerRow, payload: 4 * width, plane: "BGRA")
+        try Self.check(bytesPerRow: bytesPerRow, payload: Self.rowBytes(width, 4, plane: "BGRA"), height: height, plane: "BGRA")
         self.width = width
         self.height = height
         self.format = .bgra
@@ -159,14 +160,16 @@ public struct Frame {
     }
 
     /// A bi-planar 4:2:0 frame (NV12): a luma plane and an interleaved CbCr plane.
-    /// - Throws: `FrameError` when the size is not positive or a plane's bytes per row is too small.
+    /// - Throws: `FrameError` when the size is not positive, a plane's bytes per row is too small,
+    ///   or a plane would span more bytes than memory can address (`.invalidSize`).
     public init(
         yuv420BiPlanar luma: FramePlane, chroma: FramePlane, encoding: YCbCrEncoding,
         width: Int, height: Int, time: Double
     ) throws {
         try Self.check(width: width, height: height)
-        try Self.check(bytesPerRow: luma.bytesPerRow, payload: width, plane: "luma")
-        try Self.check(bytesPerRow: chroma.bytesPerRow, payload: 2 * ((width + 1) / 2), plane: "CbCr")
+        try Self.check(bytesPerRow: luma.bytesPerRow, payload: width, height: height, plane: "luma")
+        try Self.check(bytesPerRow: chroma.bytesPerRow, payload: Self.rowBytes(Self.half(width), 2, plane: "CbCr"),
+                       height: Self.half(height), plane: "CbCr")
         self.width = width
         self.height = height
         self.format = .yuv420BiPlanar(encoding)
@@ -177,15 +180,16 @@ public struct Frame {
     }
 
     /// A planar 4:2:0 frame (I420): luma, Cb and Cr planes.
-    /// - Throws: `FrameError` when the size is not positive or a plane's bytes per row is too small.
+    /// - Throws: `FrameError` when the size is not positive, a plane's bytes per row is too small,
+    ///   or a plane would span more bytes than memory can address (`.invalidSize`).
     public init(
         yuv420Planar luma: FramePlane, cb: FramePlane, cr: FramePlane, encoding: YCbCrEncoding,
         width: Int, height: Int, time: Double
     ) throws {
         try Self.check(width: width, height: height)
-        try Self.check(bytesPerRow: luma.bytesPerRow, payload: width, plane: "luma")
-        try Self.check(bytesPerRow: cb.bytesPerRow, payload: (width + 1) / 2, plane: "Cb")
-        try Self.check(bytesPerRow: cr.bytesPerRow, payload: (width + 1) / 2, plane: "Cr")
+        try Self.check(bytesPerRow: luma.bytesPerRow, payload: width, height: height, plane: "luma")
+        try Self.check(bytesPerRow: cb.bytesPerRow, payload: Self.half(width), height: Self.half(height), plane: "Cb")
+        try Self.check(bytesPerRow: cr.bytesPerRow, payload: Self.half(width), height: Self.half(height), plane: "Cr")
         self.width = width
         self.height = height
         self.format = .yuv420Planar(encoding)
@@ -209,11 +213,34 @@ public struct Frame {
         }
     }
 
-    private static func check(bytesPerRow: Int, payload: Int, plane: String) throws {
+    /// A 4:2:0 chroma plane's samples along a side of `n` luma samples, `(n + 1) / 2` without
+    /// overflowing at `Int.max`.
+    private static func half(_ n: Int) -> Int { n / 2 + n % 2 }
+
+    /// The bytes of a row of `samples` samples of `size` bytes.
+    /// - Throws: `FrameError.invalidSize` when that is more than an `Int` counts.
+    private static func rowBytes(_ samples: Int, _ size: Int, plane: String) throws -> Int {
+        let (bytes, overflow) = samples.multipliedReportingOverflow(by: size)
+        guard !overflow else {
+            throw FrameError(.invalidSize, "\(plane) plane: a row of \(samples) samples of \(size) bytes is more than memory can address")
+        }
+        return bytes
+    }
+
+    private static func check(bytesPerRow: Int, payload: Int, height: Int, plane: String) throws {
         guard bytesPerRow >= payload else {
             throw FrameError(
                 .invalidBytesPerRow,
                 "\(plane) plane: \(bytesPerRow) bytes per row is less than the \(payload) bytes a row holds"
+            )
+        }
+        // The last row ends (height - 1) * bytesPerRow + payload bytes in: a plane whose end is past
+        // what an Int counts cannot be in memory (and its row addresses would overflow).
+        let (start, overflow) = (height - 1).multipliedReportingOverflow(by: bytesPerRow)
+        guard !overflow, start <= Int.max - payload else {
+            throw FrameError(
+                .invalidSize,
+                "\(plane) plane: \(height) rows of \(bytesPerRow) bytes are more than memory can address"
             )
         }
     }

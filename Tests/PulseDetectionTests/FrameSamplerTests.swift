@@ -267,6 +267,27 @@ struct FrameSamplerTests {
         #expect(abs(green.red) < 1e-9 && abs(green.green - 255) < 1e-9 && abs(green.blue) < 1e-9)
     }
 
+    /// A row or a plane longer than an `Int` counts is `.invalidSize`: a BGRA row of Int.max / 2
+    /// pixels and a 4:2:0 frame Int.max wide trapped multiplying, and a frame of Int.max rows was
+    /// made (its row addresses overflow when read).
+    @Test func geometryBeyondMemoryThrowsInvalidSize() throws {
+        let bytes = [UInt8](repeating: 0, count: 64)
+        try bytes.withUnsafeBytes { buf in
+            let base = buf.baseAddress!
+            func isInvalidSize(_ e: any Error) -> Bool { (e as? FrameError)?.code == .invalidSize }
+            #expect(performing: { try Frame(bgra: base, width: Int.max / 2, height: 1, bytesPerRow: Int.max, time: 0) }, throws: isInvalidSize)
+            #expect(performing: { try Frame(bgra: base, width: 4, height: Int.max, bytesPerRow: 16, time: 0) }, throws: isInvalidSize)
+            #expect(performing: { try Frame(bgra: base, width: 4, height: 1 << 60, bytesPerRow: 16, time: 0) }, throws: isInvalidSize)
+            let wide = FramePlane(baseAddress: base, bytesPerRow: Int.max)
+            #expect(performing: { try Frame(yuv420BiPlanar: wide, chroma: wide, encoding: .fullRange601, width: Int.max, height: 2, time: 0) }, throws: isInvalidSize)
+            #expect(performing: { try Frame(yuv420Planar: wide, cb: wide, cr: wide, encoding: .fullRange601, width: Int.max, height: 2, time: 0) }, throws: isInvalidSize)
+            let plane = FramePlane(baseAddress: base, bytesPerRow: 8)
+            #expect(performing: { try Frame(yuv420Planar: plane, cb: plane, cr: plane, encoding: .fullRange601, width: 8, height: Int.max, time: 0) }, throws: isInvalidSize)
+            // The largest frame that fits still does: a single row of Int.max / 4 pixels.
+            _ = try Frame(bgra: base, width: Int.max / 4, height: 1, bytesPerRow: Int.max, time: 0)
+        }
+    }
+
     @Test func invalidGeometryAndRequestsThrowCodedErrors() throws {
         let bytes = [UInt8](repeating: 0, count: 64)
         try bytes.withUnsafeBytes { buf in
