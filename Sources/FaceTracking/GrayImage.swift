@@ -16,9 +16,10 @@ public struct GrayImage: Sendable, Equatable {
         guard width > 0, height > 0 else {
             throw FaceTrackingError(.badImage, "an image needs positive sides (got \(width)x\(height))")
         }
-        guard pixels.count == width * height else {
+        let area = try Self.area(width: width, height: height)
+        guard pixels.count == area else {
             throw FaceTrackingError(
-                .badImage, "a \(width)x\(height) image has \(width * height) pixels (got \(pixels.count))")
+                .badImage, "a \(width)x\(height) image has \(area) pixels (got \(pixels.count))")
         }
         self.width = width
         self.height = height
@@ -36,16 +37,23 @@ public struct GrayImage: Sendable, Equatable {
 
     /// Makes this image a copy of the `width` x `height` image whose rows start `bytesPerRow` bytes
     /// apart at `baseAddress`, reusing its storage (frame after frame of one size allocates nothing).
-    /// - Throws: ``FaceTrackingError`` `.badImage` when a side is not positive or
-    ///   `bytesPerRow < width` (the image is left as it was).
+    /// - Throws: ``FaceTrackingError`` `.badImage` when a side is not positive, `bytesPerRow < width`,
+    ///   or the image would span more bytes than memory can address (the image is left as it was).
     public mutating func copy(from baseAddress: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int) throws(FaceTrackingError) {
         guard width > 0, height > 0, bytesPerRow >= width else {
             throw FaceTrackingError(
                 .badImage, "an image needs positive sides and bytesPerRow >= width (got \(width)x\(height), \(bytesPerRow) bytes per row)")
         }
+        let area = try Self.area(width: width, height: height)
+        // The last row ends (height - 1) * bytesPerRow + width bytes in.
+        let (lastRow, overflow) = (height - 1).multipliedReportingOverflow(by: bytesPerRow)
+        guard !overflow, lastRow <= Int.max - width else {
+            throw FaceTrackingError(
+                .badImage, "\(height) rows of \(bytesPerRow) bytes are more than memory can address")
+        }
         self.width = width
         self.height = height
-        if pixels.count != width * height { pixels = [UInt8](repeating: 0, count: width * height) }
+        if pixels.count != area { pixels = [UInt8](repeating: 0, count: area) }
         pixels.withUnsafeMutableBytes { buffer in
             for y in 0..<height {
                 (buffer.baseAddress! + y * width).copyMemory(from: baseAddress + y * bytesPerRow, byteCount: width)
@@ -69,6 +77,16 @@ public struct GrayImage: Sendable, Equatable {
         width = 0
         height = 0
         pixels = []
+    }
+
+    /// `width * height` (both positive).
+    /// - Throws: ``FaceTrackingError`` `.badImage` when that is more than an `Int` counts.
+    private static func area(width: Int, height: Int) throws(FaceTrackingError) -> Int {
+        let (area, overflow) = width.multipliedReportingOverflow(by: height)
+        guard !overflow else {
+            throw FaceTrackingError(.badImage, "a \(width)x\(height) image has more pixels than memory can address")
+        }
+        return area
     }
 
     /// The pixel at column `x`, row `y`.

@@ -40,4 +40,24 @@ import Testing
         #expect(throws: FaceTrackingError.self) { try GrayImage(width: 2, height: 2, pixels: [1, 2, 3]) }
         #expect(throws: FaceTrackingError.self) { try GrayImage(width: 0, height: 2, pixels: []) }
     }
+
+    /// Sides whose product, or a buffer whose last row, is past `Int.max` are a `.badImage` error:
+    /// they trapped multiplying (Int.max x 2), or allocated Int.max bytes (1 x Int.max rows).
+    @Test func sidesTooLargeForMemoryAreABadImage() throws {
+        for (w, h) in [(Int.max, 2), (2, Int.max), (1 << 32, 1 << 32)] {
+            #expect { try GrayImage(width: w, height: h, pixels: [1, 2, 3, 4]) } throws: { ($0 as? FaceTrackingError)?.code == .badImage }
+        }
+        let bytes = [UInt8](repeating: 7, count: 64)
+        try bytes.withUnsafeBytes { buffer in
+            let base = buffer.baseAddress!
+            for (w, h, bytesPerRow) in [(1, Int.max, 64), (1 << 62, 2, 1 << 62), (8, 1 << 61, 8), (Int.max, 2, Int.max)] {
+                #expect { try GrayImage(baseAddress: base, width: w, height: h, bytesPerRow: bytesPerRow) } throws: {
+                    ($0 as? FaceTrackingError)?.code == .badImage
+                }
+            }
+            var image = try GrayImage(baseAddress: base, width: 4, height: 2, bytesPerRow: 8)
+            #expect(throws: FaceTrackingError.self) { try image.copy(from: base, width: 1, height: Int.max, bytesPerRow: 64) }
+            #expect(image.width == 4 && image.height == 2 && image.pixels == [UInt8](repeating: 7, count: 8))
+        }
+    }
 }
