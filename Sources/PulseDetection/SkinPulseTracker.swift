@@ -49,13 +49,16 @@ public struct SkinPulseTracker: Sendable {
 
     /// - Parameters:
     ///   - frameRate: frames per second (nominal; the frames' own times are kept).
-    ///   - regions: skin regions per frame (at least 1).
+    ///   - regions: skin regions per frame (1...``WristRateTracker/maximumChannels``).
     ///   - pulse: each region's remote pulse (method, window, frames left out).
     ///   - settings: the rate tracker's (``defaultTrackerSettings``: 8-s windows every 2 s).
     /// - Throws: `InvalidSettings` for settings the pulse or the tracker cannot use at this rate.
     public init(frameRate: Double, regions: Int, pulse: RemotePulse.Settings = .init(),
                 tracker settings: WristRateTracker.Settings = SkinPulseTracker.defaultTrackerSettings) throws {
         guard regions >= 1 else { throw InvalidSettings("the remote pulse needs at least one skin region") }
+        guard regions <= WristRateTracker.maximumChannels else {
+            throw InvalidSettings("\(regions) skin regions: the rate tracker takes at most \(WristRateTracker.maximumChannels)")
+        }
         self.regions = regions
         let one = try RemotePulse(frameRate: frameRate, settings: pulse)
         pulses = Array(repeating: one, count: regions)

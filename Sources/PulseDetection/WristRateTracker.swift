@@ -94,6 +94,9 @@ public struct WristRateTracker: Sendable {
 
     /// The longest analysis window, seconds.
     public static let maximumWindowSeconds = 600.0
+    /// Most PPG channels a tracker takes: 1024, far beyond a sensor's wavelengths or a face's skin
+    /// regions; each channel holds a window and a filter, so the bound keeps the memory sane.
+    public static let maximumChannels = 1024
 
     public let settings: Settings
     public let sampleRate: Double
@@ -141,15 +144,19 @@ public struct WristRateTracker: Sendable {
 
     /// - Parameters:
     ///   - sampleRate: Hz, of the PPG and accelerometer samples (taken together).
-    ///   - channels: PPG channels per sample (at least 1).
+    ///   - channels: PPG channels per sample (1...``maximumChannels``).
     ///   - settings: the analysis (defaults as measured on SPC 2015; see the README).
-    /// - Throws: `InvalidSettings` naming what cannot work: a sample rate below 2.5 times the band's
-    ///   top or above 10 kHz, a rate range outside the band or under a few bins wide, a window
+    /// - Throws: `InvalidSettings` naming what cannot work: a channel count outside
+    ///   1...``maximumChannels``, a sample rate below 2.5 times the band's top or above 10 kHz, a
+    ///   rate range outside the band or under a few bins wide, a window
     ///   shorter than two periods of the slowest rate or longer than ``maximumWindowSeconds``, a hop
     ///   longer than the window, or another setting that is not a finite number in its range.
     public init(sampleRate: Double, channels: Int = 1, settings: Settings = Settings()) throws {
         let s = settings
         guard channels >= 1 else { throw InvalidSettings("a wrist PPG needs at least one channel") }
+        guard channels <= Self.maximumChannels else {
+            throw InvalidSettings("\(channels) PPG channels: the rate tracker takes at most \(Self.maximumChannels)")
+        }
         guard sampleRate.isFinite, sampleRate >= 2.5 * s.band.upperBound, sampleRate <= 10_000 else {
             throw InvalidSettings(String(format: "sample rate %g Hz: the rate tracker needs %g Hz...10 kHz",
                                          sampleRate, 2.5 * s.band.upperBound))

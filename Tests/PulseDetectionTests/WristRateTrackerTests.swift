@@ -96,6 +96,18 @@ import SignalProcessing
         #expect(estimates.allSatisfy { $0.start >= 25 || $0.end <= 20 + 1e-9 })
     }
 
+    /// A channel count beyond ``WristRateTracker/maximumChannels`` is refused: Int.max trapped
+    /// adding the motion channels, a billion tried to allocate 8 GB of windows. The same holds for
+    /// a skin tracker's regions, which are its channels.
+    @Test func tooManyChannelsAreRefused() throws {
+        for n in [WristRateTracker.maximumChannels + 1, 1_000_000_000, Int.max] {
+            #expect(throws: InvalidSettings.self) { try WristRateTracker(sampleRate: 25, channels: n) }
+            #expect(throws: InvalidSettings.self) { try SkinPulseTracker(frameRate: 30, regions: n) }
+        }
+        _ = try WristRateTracker(sampleRate: 25, channels: WristRateTracker.maximumChannels)
+        _ = try SkinPulseTracker(frameRate: 30, regions: WristRateTracker.maximumChannels)
+    }
+
     @Test func unusableSettingsAreNamed() {
         #expect(throws: InvalidSettings.self) { try WristRateTracker(sampleRate: 5) }
         #expect(throws: InvalidSettings.self) { try WristRateTracker(sampleRate: 125, channels: 0) }
