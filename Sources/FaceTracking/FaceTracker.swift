@@ -112,9 +112,13 @@ public struct FaceTracker: Sendable {
         /// a blink, a hand passing, motion blur, a head turned for a moment or another face passing
         /// in front; beyond it the predicted box has drifted and the person has likely left.
         public var maximumCoast: Double = 0.5
-        /// The most faces (confirmed and candidates) followed at once, ≥ 1; extra detections are
-        /// ignored. Default 16, beyond any phone-camera use, and it bounds the work per frame.
+        /// The most faces (confirmed and candidates) followed at once, 1...``largestMaximumFaces``;
+        /// extra detections are ignored. Default 16, beyond any phone-camera use, and it bounds the
+        /// work per frame.
         public var maximumFaces: Int = 16
+        /// The largest `maximumFaces` taken: 1024. The tracker reserves room for 4 × n² overlaps at
+        /// once (a million faces asked for 32 TB, `Int.max` trapped multiplying).
+        public static let largestMaximumFaces = 1024
         /// Smoothing of the box centre and size. The speed coefficient is in Hz per face width per
         /// second (speed relative to the face's size, so a near and a far face behave alike).
         /// Defaults: 0.5 Hz at rest, +3 Hz per face width per second, speed low-passed at 0.5 Hz,
@@ -136,7 +140,8 @@ public struct FaceTracker: Sendable {
                       "minimumOverlap must be in (0, 1] (got \(minimumOverlap))")
             try check(confirmationFrames >= 1, "confirmationFrames must be at least 1 (got \(confirmationFrames))")
             try check(maximumCoast.isFinite && maximumCoast >= 0, "maximumCoast must be a finite number of seconds ≥ 0 (got \(maximumCoast))")
-            try check(maximumFaces >= 1, "maximumFaces must be at least 1 (got \(maximumFaces))")
+            try check(maximumFaces >= 1 && maximumFaces <= Self.largestMaximumFaces,
+                      "maximumFaces must be 1...\(Self.largestMaximumFaces) (got \(maximumFaces))")
             for (name, p) in [("boxSmoothing", boxSmoothing), ("angleSmoothing", angleSmoothing)] {
                 try check(p.minimumCutoff.isFinite && p.minimumCutoff > 0 && p.derivativeCutoff.isFinite && p.derivativeCutoff > 0
                           && p.speedCoefficient.isFinite && p.speedCoefficient >= 0,

@@ -300,6 +300,22 @@ import Testing
         s.boxSmoothing.minimumCutoff = -1
         #expect(throws: FaceTrackingError.self) { try FaceTracker(settings: s) }
     }
+
+    @Test("more faces than the tracker can reserve room for are refused (Int.max trapped, a million asked for 32 TB)")
+    func tooManyFacesAreRefused() throws {
+        var s = FaceTracker.Settings()
+        for n in [FaceTracker.Settings.largestMaximumFaces + 1, 1_000_000, Int.max] {
+            s.maximumFaces = n
+            do {
+                _ = try FaceTracker(settings: s)
+                Issue.record("maximumFaces \(n) accepted")
+            } catch {
+                #expect(error.code == .invalidSetting && error.message.contains("maximumFaces"))
+            }
+        }
+        s.maximumFaces = FaceTracker.Settings.largestMaximumFaces
+        _ = try FaceTracker(settings: s)
+    }
 }
 
 private extension Double {
