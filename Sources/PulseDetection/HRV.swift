@@ -379,7 +379,7 @@ public enum HRV {
         for i in intervals.indices { intervals[i] = (beatTimes[i + 1] - beatTimes[i]) * 1000 }
         var excluded = Set<Int>()
         for b in excludedBeats {
-            if b - 1 >= 0 && b - 1 < intervals.count { excluded.insert(b - 1) }
+            if b >= 1 && b <= intervals.count { excluded.insert(b - 1) }  // (b - 1 overflows at Int.min)
             if b >= 0 && b < intervals.count { excluded.insert(b) }
         }
         // Interval i is placed at the time of beat i + 1, relative to the first beat.

@@ -197,6 +197,16 @@ private func heartPyReferenceIntervals() -> [Double] {
         #expect(r.rejected.map(\.index) == [19, 20])
         #expect(r.rejected.allSatisfy { $0.reason == .excludedBeat })
     }
+
+    /// Indices that are not beats' are ignored, however far out (Int.min trapped subtracting one).
+    @Test func excludedIndicesOutsideTheBeatsAreIgnored() {
+        let times = beatTimes(Self.clean(60))
+        let clean = HRV.measures(beatTimes: times)
+        let r = HRV.measures(beatTimes: times, excludedBeats: [Int.min, -1, times.count, Int.max])
+        #expect(r.rejected == clean.rejected && r.measures.rmssd == clean.measures.rmssd)
+        #expect(HRV.measures(beatTimes: times, excludedBeats: [0]).rejected.map(\.index) == [0])
+        #expect(HRV.measures(beatTimes: times, excludedBeats: [times.count - 1]).rejected.map(\.index) == [times.count - 2])
+    }
 }
 
 @Suite struct HRVAvailabilityTests {
