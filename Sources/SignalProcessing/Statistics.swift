@@ -37,8 +37,8 @@ public enum Statistics {
         return m2 > 0 ? m3 / (m2 * m2.squareRoot()) : 0
     }
 
-    /// The `p`-th percentile (0...100) with linear interpolation between order statistics
-    /// (the definition numpy uses by default); NaN for an empty collection.
+    /// The `p`-th percentile (0...100; outside it, clamped) with linear interpolation between order
+    /// statistics (the definition numpy uses by default); NaN for an empty collection or a NaN `p`.
     /// - Complexity: O(n log n).
     @inlinable
     public static func percentile<C: Collection>(_ x: C, _ p: Double) -> Double where C.Element == Double {
@@ -46,10 +46,10 @@ public enum Statistics {
         return percentile(sorted: x.sorted(), p)
     }
 
-    /// The `p`-th percentile of values already sorted ascending.
+    /// The `p`-th percentile of values already sorted ascending (NaN for none or a NaN `p`).
     @inlinable
     public static func percentile(sorted s: [Double], _ p: Double) -> Double {
-        guard !s.isEmpty else { return .nan }
+        guard !s.isEmpty, !p.isNaN else { return .nan }
         let rank = min(max(p, 0), 100) / 100 * Double(s.count - 1)
         let lo = Int(rank.rounded(.down))
         let hi = min(lo + 1, s.count - 1)
@@ -95,12 +95,13 @@ extension Statistics {
 
     /// The `p`-th percentile of the values in `buffer`, equal to ``percentile(_:_:)`` of them (the
     /// same two order statistics, interpolated by the same formula), found by selection instead of a
-    /// sort. Reorders `buffer`. For finite values (selection assumes a total order).
+    /// sort. Reorders `buffer`. For finite values (selection assumes a total order); NaN for an
+    /// empty buffer or a NaN `p`.
     /// - Complexity: O(n) on average; allocates nothing.
     @inlinable
     public static func selectPercentile(_ buffer: UnsafeMutableBufferPointer<Double>, _ p: Double) -> Double {
         let n = buffer.count
-        guard n > 0 else { return .nan }
+        guard n > 0, !p.isNaN else { return .nan }
         let rank = min(max(p, 0), 100) / 100 * Double(n - 1)
         let lo = Int(rank.rounded(.down))
         let hi = min(lo + 1, n - 1)

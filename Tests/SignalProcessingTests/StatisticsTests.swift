@@ -21,6 +21,16 @@ import Testing
         #expect(Statistics.median([Double]()).isNaN)
         #expect(Statistics.standardDeviation([1.0]).isNaN)
     }
+
+    /// A percentile at NaN is NaN (it trapped converting the rank to Int); outside 0...100 it is
+    /// clamped.
+    @Test func aPercentileAtNaNIsNaN() {
+        #expect(Statistics.percentile([3, 1, 2], .nan).isNaN)
+        #expect(Statistics.percentile(sorted: [1, 2, 3], .nan).isNaN)
+        var values: [Double] = [3, 1, 2]
+        #expect(values.withUnsafeMutableBufferPointer { Statistics.selectPercentile($0, .nan) }.isNaN)
+        #expect(Statistics.percentile([3, 1, 2], .infinity) == 3 && Statistics.percentile([3, 1, 2], -.infinity) == 1)
+    }
 }
 
 @Suite struct SelectMedianTests {
