@@ -62,40 +62,71 @@ public struct WorkoutSession: Sendable {
     /// Seconds spent running, pauses excluded.
     public var activeTime: Double { segments.reduce(0) { $0 + $1.duration } + (current?.duration ?? 0) }
 
+    /// The time of the latest command (start, pause, resume), seconds.
+    private var lastCommand = -Double.infinity
+
+    /// Refuses a command's `time` that is not a finite number or is before the previous command's
+    /// (code `invalidTime`): it would make a segment's duration NaN or negative.
+    private mutating func accept(_ command: String, at time: Double) throws {
+        guard time.isFinite, time >= lastCommand else {
+            throw TransitionError(code: "invalidTime", description: time.isFinite
+                ? "\(command): \(time) s is before the previous command's \(lastCommand) s"
+                : "\(command): the time \(time) is not a number of seconds")
+        }
+        lastCommand = time
+    }
+
+    /// Starts the session at `time` (seconds, a finite number).
+    /// - Throws: `TransitionError` `alreadyStarted` unless idle; `invalidTime` for a time that is
+    ///   not a finite number.
     public mutating func start(at time: Double) throws -> WorkoutEvent {
         guard state == .idle else { throw TransitionError(code: "alreadyStarted", description: "start: the session is \(state.rawValue)") }
+        try accept("start", at: time)
         state = .running
         openSegment(time)
         return .started(time: time)
     }
 
+    /// Pauses the session at `time`.
+    /// - Throws: `TransitionError` `notRunning`; `invalidTime` for a time that is not a finite
+    ///   number or is before the previous command's.
     public mutating func pause(at time: Double) throws -> [WorkoutEvent] {
         guard state == .running else { throw TransitionError(code: "notRunning", description: "pause: the session is \(state.rawValue)") }
+        try accept("pause", at: time)
         state = .paused
         return closeSegment(time) + [.paused(time: time)]
     }
 
+    /// Resumes the session at `time`.
+    /// - Throws: `TransitionError` `notPaused`; `invalidTime` for a time that is not a finite
+    ///   number or is before the previous command's.
     public mutating func resume(at time: Double) throws -> WorkoutEvent {
         guard state == .paused else { throw TransitionError(code: "notPaused", description: "resume: the session is \(state.rawValue)") }
+        try accept("resume", at: time)
         state = .running
         openSegment(time)
         return .resumed(time: time)
     }
 
+    /// Stops the session at `time`.
+    /// - Throws: `TransitionError` `notStarted`; `invalidTime` for a time that is not a finite
+    ///   number or is before the previous command's.
     public mutating func stop(at time: Double) throws -> [WorkoutEvent] {
         guard state == .running || state == .paused else {
             throw TransitionError(code: "notStarted", description: "stop: the session is \(state.rawValue)")
         }
+        try accept("stop", at: time)
         let closing = state == .running ? closeSegment(time) : []
         state = .ended
         return closing + [.stopped(time: time)]
     }
 
-    /// Feeds one device-motion sample; ignored unless running.
+    /// Feeds one device-motion sample; ignored unless running. A sample's time extends the segment
+    /// only forward (one that is not a number, or earlier, leaves its end where it was).
     public mutating func process(_ m: DeviceMotion) -> [WorkoutEvent] {
         guard state == .running, var seg = current else { return [] }
         var out: [WorkoutEvent] = []
-        seg.end = m.time
+        if m.time.isFinite && m.time > seg.end { seg.end = m.time }
         seg.samples += 1
         userSum += m.userAcceleration.magnitude
         seg.meanUserAcceleration = userSum / Double(seg.samples)

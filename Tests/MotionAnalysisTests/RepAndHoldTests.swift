@@ -184,4 +184,29 @@ import Testing
         #expect(w.segments.count == 2)
         #expect(throws: WorkoutSession.TransitionError.self) { _ = try w.resume(at: 13) }
     }
+
+    /// Times that are not numbers, or run backwards, leave the active time a number of seconds ≥ 0
+    /// (a NaN start made it NaN; a sample stamped before the start made a segment negative).
+    @Test func badTimesDoNotSpoilTheActiveTime() throws {
+        for bad in [Double.nan, .infinity, -.infinity] {
+            var w = WorkoutSession(sampleRate: 100)
+            #expect { _ = try w.start(at: bad) } throws: { ($0 as? WorkoutSession.TransitionError)?.code == "invalidTime" }
+            #expect(w.state == .idle)
+            _ = try w.start(at: 10)
+            for (i, m) in Generate.swings([], rate: 100, seconds: 2).enumerated() {
+                var sample = m
+                sample.time = i == 50 ? bad : 10 + m.time
+                _ = w.process(sample)
+            }
+            var early = Generate.swings([], rate: 100, seconds: 1)[0]
+            early.time = 3
+            _ = w.process(early)
+            #expect(abs(w.activeTime - 1.99) < 1e-9)
+            #expect { _ = try w.pause(at: bad) } throws: { ($0 as? WorkoutSession.TransitionError)?.code == "invalidTime" }
+            #expect { _ = try w.pause(at: 5) } throws: { ($0 as? WorkoutSession.TransitionError)?.code == "invalidTime" }
+            #expect(w.state == .running)
+            _ = try w.stop(at: 12)
+            #expect(abs(w.activeTime - 2) < 1e-9)
+        }
+    }
 }
