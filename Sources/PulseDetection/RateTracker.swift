@@ -204,11 +204,32 @@ public struct RateTracker: Sendable {
     /// reached the tracker (see ``setInputFilter(_:sampleRate:)``); empty when unknown.
     private var inputGain: [Double] = []
 
+    /// Largest spectrum the tracker sizes (2^24 points, 128 MB per buffer): at most this many
+    /// samples of `windowSeconds` at `rate`, and at least `rate × 60 / binBPM`.
+    public static let maximumSpectrumLength = 1 << 24
+
     /// - Parameters:
-    ///   - rate: the analysis sample rate of the windows it will be given, Hz.
-    ///   - hop: seconds between calls to `update`.
+    ///   - rate: the analysis sample rate of the windows it will be given, Hz (1...10 000).
+    ///   - hop: seconds between calls to `update` (a positive number).
     ///   - settings: the rate range, priors and smoothing (see ``Settings``).
+    /// - Precondition: `rate` is 1 Hz...10 kHz and `hop` a positive finite number; the settings'
+    ///   rate range satisfies 0 < `minBPM` < `maxBPM` ≤ 10 000 with `minBPM` under the Nyquist rate
+    ///   (30 × `rate` bpm), `binBPM` and `driftBPMPerSqrtSecond`
+    ///   are positive finite numbers, `windowSeconds` a finite number ≥ 0, and the spectrum they
+    ///   ask for holds at most ``maximumSpectrumLength`` points. Other values are programming errors
+    ///   (they made the spectrum loop forever, or trapped converting NaN to Int without a word).
     public init(rate: Double, hop: Double, settings: Settings = Settings()) {
+        precondition(rate >= 1 && rate <= 10_000, "RateTracker: rate must be 1 Hz...10 kHz (got \(rate))")
+        precondition(hop > 0 && hop.isFinite, "RateTracker: hop must be a positive number of seconds (got \(hop))")
+        precondition(settings.minBPM > 0 && settings.minBPM < settings.maxBPM && settings.maxBPM <= 10_000,
+                     "RateTracker: the rate range must satisfy 0 < minBPM < maxBPM <= 10000 (got \(settings.minBPM)...\(settings.maxBPM))")
+        precondition(settings.binBPM > 0 && settings.binBPM.isFinite && settings.driftBPMPerSqrtSecond > 0
+                     && settings.driftBPMPerSqrtSecond.isFinite,
+                     "RateTracker: binBPM and driftBPMPerSqrtSecond must be positive numbers (got \(settings.binBPM), \(settings.driftBPMPerSqrtSecond))")
+        precondition(settings.windowSeconds >= 0 && settings.windowSeconds.isFinite,
+                     "RateTracker: windowSeconds must be a number of seconds >= 0 (got \(settings.windowSeconds))")
+        precondition(max(rate * 60 / settings.binBPM, settings.windowSeconds * rate) <= Double(Self.maximumSpectrumLength),
+                     "RateTracker: a \(settings.windowSeconds)-s window at \(rate) Hz in bins of \(settings.binBPM) bpm needs a spectrum over \(Self.maximumSpectrumLength) points")
         self.settings = settings
         self.rate = rate
         self.hop = hop
@@ -223,6 +244,7 @@ public struct RateTracker: Sendable {
         highBin = min(n / 2 - 1, Int((settings.maxBPM / 60 / binHz).rounded(.up)))
         totalLowBin = max(1, Int((0.5 / binHz).rounded(.down)))
         totalHighBin = min(n / 2, Int((5.0 / binHz).rounded(.up)))
+        precondition(highBin >= lowBin, "RateTracker: no spectral bin holds \(settings.minBPM)...\(settings.maxBPM) bpm at \(rate) Hz (minBPM must be under the Nyquist rate, \(30 * rate) bpm)")
         let states = highBin - lowBin + 1
         forward = [Double](repeating: 0, count: states)
         scratchForward = forward

@@ -226,3 +226,42 @@ extension RateTrackerHarmonicTests {
         #expect(dropped > 0)
     }
 }
+
+/// Rates, hops and settings a tracker cannot work with stop it with a message naming them (NaN and
+/// 0 Hz trapped converting NaN or infinity to Int, 1e300 Hz looped doubling the spectrum until it
+/// overflowed, a NaN hop trapped, a 1-Hz rate below 38 bpm's Nyquist made an array of -4 states).
+@Suite struct RateTrackerPreconditionTests {
+    // Values go to the exit test's process as text (JSON, which has no NaN or infinity).
+    @Test(arguments: ["nan", "0", "-1", "inf", "1e300", "0.5"])
+    func aRateOutsideItsRangeIsNamed(rate: String) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [rate] in
+            _ = RateTracker(rate: Double(rate)!, hop: 1)
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("RateTracker: rate must be 1 Hz...10 kHz") == true)
+    }
+
+    @Test(arguments: ["nan", "0", "-1", "inf"])
+    func aHopThatIsNotAPositiveNumberIsNamed(hop: String) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [hop] in
+            _ = RateTracker(rate: 10, hop: Double(hop)!)
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("RateTracker: hop must be") == true)
+    }
+
+    @Test func settingsOutsideTheirRangesAreNamed() async {
+        for (name, expected) in [("nanBin", "binBPM"), ("window", "spectrum over"), ("range", "the rate range"), ("nyquist", "Nyquist")] {
+            let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [name = name as String] in
+                var s = RateTracker.Settings()
+                switch name {
+                case "nanBin": s.binBPM = .nan
+                case "window": s.windowSeconds = 1e300
+                case "range": s.maxBPM = .infinity
+                default: _ = RateTracker(rate: 1, hop: 1, settings: s)
+                }
+                _ = RateTracker(rate: 10, hop: 1, settings: s)
+            }
+            #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains(expected) == true, "\(name)")
+        }
+        _ = RateTracker(rate: 1, hop: 1, settings: { var s = RateTracker.Settings(); s.minBPM = 10; s.maxBPM = 25; return s }())
+    }
+}
