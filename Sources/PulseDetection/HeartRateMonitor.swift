@@ -82,8 +82,11 @@ public actor HeartRateMonitor {
     ///   - settings: the pipeline's settings.
     ///   - bufferCapacity: events a consumer of `events` may fall behind (>= 1) before the pipeline waits.
     ///   - handlers: closures called for each event.
+    /// - Precondition: `settings` are ones ``PulseAnalyzer/init(sampleRate:settings:)`` takes
+    ///   (checked here, not when a session starts).
     public init(settings: PulseAnalyzer.Settings = .init(), bufferCapacity: Int = 1024, handlers: Handlers = .init()) {
         precondition(bufferCapacity >= 1, "the event buffer needs room for at least one event")
+        PulseAnalyzer.checkPreconditions(settings)
         self.settings = settings
         self.bufferCapacity = bufferCapacity
         self.handlers = handlers

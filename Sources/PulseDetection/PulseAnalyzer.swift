@@ -195,11 +195,24 @@ public struct PulseAnalyzer: Sendable {
         base + (1 + lane.rawValue * channelNames.count + ch) * Self.blockCapacity
     }
 
+    /// Longest analysis window, seconds (10 minutes): a rate over a longer window is an average,
+    /// not a track, and the window's samples are held in memory.
+    public static let maximumWindowSeconds = 600.0
+
     /// - Parameters:
-    ///   - sampleRate: the rate of the uniform grid, Hz: the source's nominal frame or sample rate.
+    ///   - sampleRate: the rate of the uniform grid, Hz: the source's nominal frame or sample rate,
+    ///     5 Hz...10 kHz.
     ///   - settings: bands, windows, thresholds (see ``Settings``).
+    /// - Precondition: `sampleRate` is 5 Hz...10 kHz; the settings' `trackerRate` is at least
+    ///   2.5 times the tracker band's top and finite, `windowSeconds` a positive number up to
+    ///   ``maximumWindowSeconds``, `hopSeconds` and `maximumGap` numbers up to the window (the
+    ///   hop positive, the gap ≥ 0), and `minimumWindowSeconds` and `clippingRun` finite numbers
+    ///   ≥ 0 (the tracker's own settings as ``RateTracker/init(rate:hop:settings:)`` states).
+    ///   Other values are programming errors: they stop with a message naming them (an infinite
+    ///   rate or window trapped converting to Int without one).
     public init(sampleRate: Double, settings: Settings = Settings()) {
-        precondition(sampleRate >= 5, "sample rate must be at least 5 Hz")
+        precondition(sampleRate >= 5 && sampleRate <= 10_000, "PulseAnalyzer: sample rate must be 5 Hz...10 kHz (got \(sampleRate))")
+        Self.checkPreconditions(settings)
         self.sampleRate = sampleRate
         self.settings = settings
         contact = ContactDetector(settings: settings.contact)
@@ -213,6 +226,23 @@ public struct PulseAnalyzer: Sendable {
         minimumSamples = Int((settings.minimumWindowSeconds * sampleRate).rounded())
         flatSamples = max(3, Int((settings.clippingRun * sampleRate).rounded()))
         levelSmoothing = 1 / (2 * sampleRate)
+    }
+
+    /// Stops with a message naming a setting ``init(sampleRate:settings:)`` cannot work with.
+    static func checkPreconditions(_ s: Settings) {
+        precondition(s.trackerRate.isFinite && s.trackerRate >= 2.5 * s.trackerBand.upperBound,
+                     "PulseAnalyzer: trackerRate must be at least 2.5 times the tracker band's top, \(s.trackerBand.upperBound) Hz (got \(s.trackerRate))")
+        precondition(s.windowSeconds > 0 && s.windowSeconds <= maximumWindowSeconds,
+                     "PulseAnalyzer: windowSeconds must be a positive number up to \(maximumWindowSeconds) (got \(s.windowSeconds))")
+        precondition(s.hopSeconds > 0 && s.hopSeconds <= s.windowSeconds,
+                     "PulseAnalyzer: hopSeconds must be a positive number up to the window, \(s.windowSeconds) s (got \(s.hopSeconds))")
+        for (name, value) in [("minimumWindowSeconds", s.minimumWindowSeconds), ("clippingRun", s.clippingRun)] {
+            precondition(value >= 0 && value.isFinite, "PulseAnalyzer: \(name) must be a number of seconds >= 0 (got \(value))")
+        }
+        // A silence is bridged by interpolation, a grid sample at a time: a longer one than the
+        // window is no signal to analyse, and an unbounded one never ends.
+        precondition(s.maximumGap >= 0 && s.maximumGap <= s.windowSeconds,
+                     "PulseAnalyzer: maximumGap must be a number of seconds from 0 to the window, \(s.windowSeconds) s (got \(s.maximumGap))")
     }
 
     private mutating func configure(color: Bool) {

@@ -800,3 +800,55 @@ func beatsStillBeingDecidedWhenAStretchEndsAreConfirmed(liftOff: Bool) {
         #expect(same(stride(from: 0.0, through: 60, by: 2.5).map { $0 }, 10))
     }
 }
+
+/// A sample rate or settings the pipeline cannot work with stop it with a message naming them: an
+/// infinite or 1e300-Hz rate, an infinite window and a NaN hop trapped converting to Int without a
+/// word; an unbounded gap would have been bridged a grid sample at a time. Values go to the exit
+/// test's process as text (JSON, which carries them, has no NaN or infinity).
+@Suite struct PulseAnalyzerPreconditionTests {
+    @Test(arguments: ["inf", "1e300", "20000", "4.9", "nan"])
+    func aSampleRateOutsideItsRangeIsNamed(rate: String) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [rate] in
+            _ = PulseAnalyzer(sampleRate: Double(rate)!)
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("PulseAnalyzer: sample rate must be 5 Hz...10 kHz") == true)
+    }
+
+    @Test(arguments: [("windowSeconds", "inf"), ("windowSeconds", "1e300"), ("windowSeconds", "0"), ("hopSeconds", "nan"),
+                      ("hopSeconds", "20"), ("trackerRate", "0"), ("maximumGap", "inf"), ("clippingRun", "nan"),
+                      ("minimumWindowSeconds", "-1")])
+    func aSettingOutsideItsRangeIsNamed(name: String, value: String) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [name, value] in
+            var s = PulseAnalyzer.Settings()
+            let v = Double(value)!
+            switch name {
+            case "windowSeconds": s.windowSeconds = v
+            case "hopSeconds": s.hopSeconds = v
+            case "trackerRate": s.trackerRate = v
+            case "maximumGap": s.maximumGap = v
+            case "clippingRun": s.clippingRun = v
+            default: s.minimumWindowSeconds = v
+            }
+            _ = PulseAnalyzer(sampleRate: 30, settings: s)
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("PulseAnalyzer: \(name) must be") == true)
+    }
+
+    @Test func theMonitorChecksItsSettingsWhenMade() async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var s = PulseAnalyzer.Settings()
+            s.hopSeconds = .nan
+            _ = HeartRateMonitor(settings: s)
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("PulseAnalyzer: hopSeconds must be") == true)
+    }
+
+    @Test func theRangesEndsAreTaken() {
+        var s = PulseAnalyzer.Settings()
+        s.windowSeconds = PulseAnalyzer.maximumWindowSeconds
+        s.hopSeconds = s.windowSeconds
+        s.maximumGap = s.windowSeconds
+        _ = PulseAnalyzer(sampleRate: 5, settings: s)
+        _ = PulseAnalyzer(sampleRate: 10_000)
+    }
+}
