@@ -110,10 +110,37 @@ public struct RepCounter: Sendable {
     /// samples a second a rep of about a second is a handful of samples.
     public static let minimumSampleRate = 4.0
 
+    /// Longest `maximumSet` taken, s (an hour): a set is minutes, and the set's samples are held.
+    public static let longestSet = 3600.0
+
+    /// Why a counter cannot run at `sampleRate` with `p`, or nil when it can: every rate a positive
+    /// number (the sample rate up to 10 kHz, a motion log's most), every duration a number of
+    /// seconds ≥ 0 up to `maximumSet` (itself at most ``longestSet``), the period range positive,
+    /// the peak spacing 0...10 periods.
+    static func problem(sampleRate: Double, parameters p: Parameters) -> String? {
+        guard sampleRate > 0, sampleRate <= 10_000 else { return "sample rate must be a positive number up to 10 kHz (got \(sampleRate))" }
+        guard p.analysisRate > 0, p.analysisRate.isFinite else { return "analysisRate must be a positive number of Hz (got \(p.analysisRate))" }
+        guard p.maximumSet >= 0, p.maximumSet <= longestSet else { return "maximumSet must be 0...\(longestSet) s (got \(p.maximumSet))" }
+        for (name, value) in [("activityWindow", p.activityWindow), ("smoothing", p.smoothing), ("periodRange", p.periodRange.upperBound)]
+        where !(value >= 0 && value <= p.maximumSet) {
+            return "\(name) must be a number of seconds from 0 to maximumSet, \(p.maximumSet) s (got \(value))"
+        }
+        guard p.periodRange.lowerBound > 0 else { return "periodRange must start above 0 s (got \(p.periodRange))" }
+        guard p.minimumDistance >= 0, p.minimumDistance <= 10 else { return "minimumDistance must be 0...10 periods (got \(p.minimumDistance))" }
+        return nil
+    }
+
     /// - Parameters:
-    ///   - sampleRate: the recording's rate in Hz; windows in seconds become sample counts.
+    ///   - sampleRate: the recording's rate in Hz (up to 10 kHz); windows in seconds become sample
+    ///     counts.
     ///   - parameters: set detection and the rep periods looked for (see ``Parameters``).
+    /// - Precondition: `sampleRate` is a positive number up to 10 kHz; the parameters' rates are
+    ///   positive numbers, `maximumSet` at most ``longestSet``, the activity window, smoothing and
+    ///   period range within `maximumSet` (the range above 0), `minimumDistance` 0...10 periods.
+    ///   Other values are programming errors, stopped with a message naming them (NaN or 1e300 Hz
+    ///   trapped converting to Int without one).
     public init(sampleRate: Double, parameters: Parameters = Parameters()) {
+        if let problem = Self.problem(sampleRate: sampleRate, parameters: parameters) { preconditionFailure("RepCounter: " + problem) }
         self.parameters = parameters
         self.sampleRate = sampleRate
         // Rep patterns are slower than 1 Hz: samples are averaged in blocks down to `analysisRate`.
@@ -287,8 +314,12 @@ public struct RepCounter: Sendable {
     }
 
     /// Counts the repetitions in one set's samples; nil when the set is too short to analyse.
+    /// - Precondition: `time` and `gravity` have the same count; `sampleRate` and `p` as for
+    ///   ``init(sampleRate:parameters:)``.
     public static func count(time: [Double], gravity: [Vector3], sampleRate: Double,
                              parameters p: Parameters) -> (reps: Int, period: Double)? {
+        precondition(time.count == gravity.count, "RepCounter.count: one time per gravity sample (got \(time.count) and \(gravity.count))")
+        if let problem = problem(sampleRate: sampleRate, parameters: p) { preconditionFailure("RepCounter.count: " + problem) }
         var plans: [Int: FFT] = [:]
         return count(time: time, gravity: gravity, sampleRate: sampleRate, parameters: p, plans: &plans)
     }

@@ -52,6 +52,8 @@ public struct WorkoutSession: Sendable {
     ///   - strokes: the stroke detector's parameters.
     ///   - impacts: the impact detector's parameters.
     ///   - reps: the rep counter's parameters.
+    /// - Precondition: `sampleRate` and `reps` are ones ``RepCounter/init(sampleRate:parameters:)``
+    ///   takes, and `strokes` ones ``StrokeDetector/init(parameters:wrist:)`` takes.
     public init(sampleRate: Double, wrist: Wrist = .right, strokes: StrokeDetector.Parameters = .init(),
                 impacts: ImpactDetector.Parameters = .init(), reps: RepCounter.Parameters = .init()) {
         self.swings = StrokeDetector(parameters: strokes, wrist: wrist)

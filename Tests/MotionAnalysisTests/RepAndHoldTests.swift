@@ -210,3 +210,42 @@ import Testing
         }
     }
 }
+
+/// A sample rate or parameters the rep counter cannot work with stop it with a message naming them
+/// (NaN, infinite or 1e300-Hz rates trapped converting to Int without one; an hour-long activity
+/// window past the longest set asked for a ring of its samples). Values reach the exit test's
+/// process as text: JSON has no NaN or infinity.
+@Suite struct RepCounterPreconditionTests {
+    @Test(arguments: ["nan", "inf", "1e300", "0", "-50", "20000"])
+    func aSampleRateOutsideItsRangeIsNamed(rate: String) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [rate] in
+            _ = RepCounter(sampleRate: Double(rate)!)
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("RepCounter: sample rate must be") == true)
+    }
+
+    @Test(arguments: [("analysisRate", "0"), ("maximumSet", "1e9"), ("activityWindow", "nan"), ("smoothing", "inf"),
+                      ("minimumDistance", "1e300")])
+    func aParameterOutsideItsRangeIsNamed(name: String, value: String) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [name, value] in
+            var p = RepCounter.Parameters()
+            let v = Double(value)!
+            switch name {
+            case "analysisRate": p.analysisRate = v
+            case "maximumSet": p.maximumSet = v
+            case "activityWindow": p.activityWindow = v
+            case "smoothing": p.smoothing = v
+            default: p.minimumDistance = v
+            }
+            _ = RepCounter.count(time: [], gravity: [], sampleRate: 50, parameters: p)
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("RepCounter.count: \(name) must be") == true)
+    }
+
+    @Test func aWorkoutSessionTakesTheCountersPreconditions() async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = WorkoutSession(sampleRate: .infinity)
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("RepCounter: sample rate must be") == true)
+    }
+}
