@@ -99,7 +99,16 @@ public struct StrokeDetector: Sendable {
     private var lastPeak = -Double.infinity
     private var lastTime = Double.nan
 
+    /// - Precondition: the parameters' `window` and `peakSearch` are numbers of seconds from 0 to 60
+    ///   and `maximumSampleRate` a positive number up to 10 kHz (a motion log's most): the ring holds
+    ///   that span at that rate. Other values are programming errors, stopped with a message naming
+    ///   them (NaN or infinity trapped converting to Int without one).
     public init(parameters: Parameters = Parameters(), wrist: Wrist = .right) {
+        for (name, value) in [("window", parameters.window), ("peakSearch", parameters.peakSearch)] {
+            precondition(value >= 0 && value <= 60, "StrokeDetector: \(name) must be 0...60 s (got \(value))")
+        }
+        precondition(parameters.maximumSampleRate > 0 && parameters.maximumSampleRate <= 10_000,
+                     "StrokeDetector: maximumSampleRate must be a positive number up to 10 kHz (got \(parameters.maximumSampleRate))")
         self.parameters = parameters
         self.wrist = wrist
         let span = 2 * parameters.window + parameters.peakSearch + 0.2

@@ -83,7 +83,15 @@ public struct SwingWatchDetector: Sendable {
     private let interval: Double       // 1 / sampleRate, s
     private let inverseHalf: Double    // 1 / (n/2)
 
+    /// - Precondition: the parameters' `sampleRate` is a positive number up to 10 kHz (a motion
+    ///   log's most) and `bufferDuration` a positive number of seconds up to 60: the buffer holds
+    ///   that many samples. Other values are programming errors, stopped with a message naming them
+    ///   (NaN or infinity trapped converting to Int without one).
     public init(parameters: Parameters = Parameters(), wrist: Wrist = .right) {
+        precondition(parameters.sampleRate > 0 && parameters.sampleRate <= 10_000,
+                     "SwingWatchDetector: sampleRate must be a positive number up to 10 kHz (got \(parameters.sampleRate))")
+        precondition(parameters.bufferDuration > 0 && parameters.bufferDuration <= 60,
+                     "SwingWatchDetector: bufferDuration must be a positive number up to 60 s (got \(parameters.bufferDuration))")
         self.parameters = parameters
         self.wrist = wrist
         interval = 1 / parameters.sampleRate
@@ -328,10 +336,14 @@ public enum SwingAnalysis {
     ///   - strokes: the stroke detector's parameters.
     ///   - maximumInterval: a longer interval between samples (s) restarts the detector (in `.strokes`
     ///     mode it replaces `strokes.maximumInterval`; the default 0.5 s is that parameter's default).
+    /// - Precondition: `sampleRate` is a positive number up to 10 kHz; the detectors' parameters
+    ///   as their initialisers state.
     public static func run(_ motion: [DeviceMotion], mode: SwingMode, wrist: Wrist, sampleRate: Double,
                            swingWatch: SwingWatchDetector.Parameters = .init(),
                            strokes: StrokeDetector.Parameters = .init(),
                            maximumInterval: Double = 0.5) -> [SwingEvent] {
+        precondition(sampleRate > 0 && sampleRate <= 10_000,
+                     "SwingAnalysis: sampleRate must be a positive number up to 10 kHz (got \(sampleRate))")
         switch mode {
         case .strokes:
             var p = strokes

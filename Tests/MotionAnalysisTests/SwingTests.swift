@@ -208,3 +208,34 @@ import Testing
         #expect(abs(v - 13) < 1e-12)
     }
 }
+
+/// Rates and spans the swing detectors cannot size their buffers for stop them with a message
+/// naming the value (NaN, infinite and 1e300 Hz trapped converting to Int without one). Values
+/// reach the exit test's process as text: JSON has no NaN or infinity.
+@Suite struct SwingDetectorPreconditionTests {
+    @Test(arguments: ["nan", "inf", "1e300", "0", "20000"])
+    func aSwingWatchRateOutsideItsRangeIsNamed(rate: String) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [rate] in
+            _ = SwingWatchDetector(parameters: .init(sampleRate: Double(rate)!))
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("SwingWatchDetector: sampleRate must be") == true)
+    }
+
+    @Test(arguments: ["nan", "inf", "1e300", "-1"])
+    func aStrokeWindowOutsideItsRangeIsNamed(window: String) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [window] in
+            var p = StrokeDetector.Parameters()
+            p.window = Double(window)!
+            _ = StrokeDetector(parameters: p)
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("StrokeDetector: window must be") == true)
+    }
+
+    @Test(arguments: ["nan", "inf", "1e300"])
+    func anAnalysisRateOutsideItsRangeIsNamed(rate: String) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [rate] in
+            _ = SwingAnalysis.run([], mode: .swingwatch, wrist: .right, sampleRate: Double(rate)!)
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("SwingAnalysis: sampleRate must be") == true)
+    }
+}
