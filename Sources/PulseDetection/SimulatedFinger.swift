@@ -101,7 +101,13 @@ public struct SimulatedFinger: Sendable {
     private let shape: PulseShape
 
     /// A finger whose frames are fixed by `settings` (including its seed); time starts at 0.
+    /// - Precondition: `settings.bpm` is a positive number up to 1000, `frameRate` a positive
+    ///   number up to 10 kHz, `dropRate` in 0..<1 and `timestampJitter` a finite number ≥ 0.
+    ///   Other values are programming errors, stopped with a message naming them: they made the
+    ///   generator loop for ever (every frame dropped, beats that never advance, NaN times that
+    ///   never reach a duration) or trap converting to Int.
     public init(settings: Settings = Settings()) {
+        Self.checkPreconditions(settings)
         self.settings = settings
         rng = SplitMix64(seed: settings.seed ^ 0x5EED_F1A6_0000_0001)
         spikeRNG = SplitMix64(seed: settings.seed ^ 0x5B1C_E000_0000_0002)
@@ -114,8 +120,21 @@ public struct SimulatedFinger: Sendable {
         spikes.reserveCapacity(4)
     }
 
+    /// Stops with a message naming a setting the generator cannot work with (see ``init(settings:)``).
+    static func checkPreconditions(_ s: Settings) {
+        precondition(s.bpm > 0 && s.bpm <= 1000, "SimulatedFinger: bpm must be a positive number up to 1000 (got \(s.bpm))")
+        precondition(s.frameRate > 0 && s.frameRate <= 10_000,
+                     "SimulatedFinger: frameRate must be a positive number up to 10 kHz (got \(s.frameRate))")
+        precondition(s.dropRate >= 0 && s.dropRate < 1, "SimulatedFinger: dropRate must be in 0..<1 (got \(s.dropRate))")
+        precondition(s.timestampJitter >= 0 && s.timestampJitter.isFinite,
+                     "SimulatedFinger: timestampJitter must be a number of seconds >= 0 (got \(s.timestampJitter))")
+    }
+
     /// The true beats from time 0 up to `end` seconds (the same beats the generator draws).
+    /// - Precondition: `settings` as for ``init(settings:)``; `end` is a finite number.
     public static func beats(settings: Settings, until end: Double) -> [SimulatedBeat] {
+        checkPreconditions(settings)
+        precondition(end.isFinite, "SimulatedFinger.beats: the end must be a finite number of seconds (got \(end))")
         var train = BeatTrain(settings: settings)
         var out: [SimulatedBeat] = []
         while true {
@@ -149,9 +168,12 @@ public struct SimulatedFinger: Sendable {
     }
 
     /// The frames delivered during [0, duration) seconds.
+    /// - Precondition: `duration` is a finite number (an infinite one never ends).
     public mutating func inputs(duration: Double) -> [PulseInput] {
+        precondition(duration.isFinite, "SimulatedFinger.inputs: the duration must be a finite number of seconds (got \(duration))")
         var out: [PulseInput] = []
-        out.reserveCapacity(Int(duration * settings.frameRate) + 1)
+        // Room for the frames, taken once (up to 2^24; a longer request grows as arrays do).
+        out.reserveCapacity(Int(min(max(0, duration) * settings.frameRate, 0x1p24)) + 1)
         while true {
             let input = next()
             if input.time >= duration { break }

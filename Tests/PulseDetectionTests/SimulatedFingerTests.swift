@@ -129,3 +129,40 @@ import SignalProcessing
         }
     }
 }
+
+/// Settings the generator cannot work with stop it with a message naming them: every frame dropped,
+/// a negative or NaN rate and NaN jitter looped for ever, infinite rates trapped converting to Int.
+/// Values reach the exit test's process as text: JSON has no NaN or infinity.
+@Suite struct SimulatedFingerPreconditionTests {
+    @Test(arguments: [("bpm", "-1"), ("bpm", "1e300"), ("bpm", "nan"), ("frameRate", "-1"), ("frameRate", "inf"),
+                      ("dropRate", "1"), ("timestampJitter", "nan")])
+    func aSettingOutsideItsRangeIsNamed(name: String, value: String) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [name, value] in
+            var s = SimulatedFinger.Settings()
+            let v = Double(value)!
+            switch name {
+            case "bpm": s.bpm = v
+            case "frameRate": s.frameRate = v
+            case "dropRate": s.dropRate = v
+            default: s.timestampJitter = v
+            }
+            var finger = SimulatedFinger(settings: s)
+            _ = finger.inputs(duration: 1)
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("SimulatedFinger: \(name) must be") == true)
+    }
+
+    @Test(arguments: ["nan", "inf", "-inf"])
+    func aDurationThatIsNotANumberIsNamed(duration: String) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [duration] in
+            var finger = SimulatedFinger(settings: .ideal)
+            _ = finger.inputs(duration: Double(duration)!)
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("SimulatedFinger.inputs: the duration must be") == true)
+    }
+
+    @Test func aNegativeDurationGivesNoFrames() {
+        var finger = SimulatedFinger(settings: .ideal)
+        #expect(finger.inputs(duration: -1e300).isEmpty)
+    }
+}
