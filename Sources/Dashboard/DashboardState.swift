@@ -50,7 +50,15 @@ public struct DashboardState: Sendable {
     /// - Parameters:
     ///   - session: what is shown (its `windowSeconds` is taken from `settings`).
     ///   - settings: display settings.
+    /// - Precondition: `settings.windowSeconds` is a positive number up to
+    ///   ``PulseAnalyzer/maximumWindowSeconds``, `waveformRate` a positive number up to 10 kHz, and
+    ///   `hrvWindowSeconds` as ``RunningHRV`` takes it: the waveform and beats kept are sized by
+    ///   them (NaN or infinite values trapped converting to Int without a word).
     public init(session: DashboardMessage.Session, settings: Settings = Settings()) {
+        precondition(settings.windowSeconds > 0 && settings.windowSeconds <= PulseAnalyzer.maximumWindowSeconds,
+                     "DashboardState: windowSeconds must be a positive number up to \(PulseAnalyzer.maximumWindowSeconds) (got \(settings.windowSeconds))")
+        precondition(settings.waveformRate > 0 && settings.waveformRate <= 10_000,
+                     "DashboardState: waveformRate must be a positive number up to 10 kHz (got \(settings.waveformRate))")
         self.settings = settings
         var session = session
         session.windowSeconds = settings.windowSeconds

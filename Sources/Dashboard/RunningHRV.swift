@@ -17,7 +17,11 @@ public struct RunningHRV: Sendable {
     ///   - windowSeconds: seconds of beats the measures cover.
     ///   - minimumIntervals: accepted intervals needed before the measures are given.
     ///   - minimumConfidence: the pipeline's minimum rate confidence (``PulseAnalyzer/Settings/minimumConfidence``).
+    /// - Precondition: `windowSeconds` is a positive finite number: with NaN or infinity no beat
+    ///   ever left the window, which grew for as long as beats came (and each beat cost more).
     public init(windowSeconds: Double, minimumIntervals: Int, minimumConfidence: Double) {
+        precondition(windowSeconds > 0 && windowSeconds.isFinite,
+                     "RunningHRV: windowSeconds must be a positive number of seconds (got \(windowSeconds))")
         self.windowSeconds = windowSeconds
         self.minimumIntervals = minimumIntervals
         self.minimumConfidence = minimumConfidence

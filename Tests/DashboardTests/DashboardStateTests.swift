@@ -92,3 +92,25 @@ private func stateAfterSimulatedFinger(seconds: Double, bpm: Double = 72) -> Das
         #expect(state.snapshot.last == .end(time: 42))
     }
 }
+
+/// Display settings that cannot size what the state keeps stop it with a message naming them (NaN
+/// or infinite windows and rates trapped converting to Int; an infinite HRV window kept every beat).
+/// Values reach the exit test's process as text: JSON has no NaN or infinity.
+@Suite struct DashboardStatePreconditionTests {
+    @Test(arguments: [("windowSeconds", "nan"), ("windowSeconds", "1e300"), ("waveformRate", "inf"), ("waveformRate", "0"),
+                      ("hrvWindowSeconds", "inf"), ("hrvWindowSeconds", "nan")])
+    func aSettingOutsideItsRangeIsNamed(name: String, value: String) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [name, value] in
+            var s = DashboardState.Settings()
+            let v = Double(value)!
+            switch name {
+            case "windowSeconds": s.windowSeconds = v
+            case "waveformRate": s.waveformRate = v
+            default: s.hrvWindowSeconds = v
+            }
+            _ = DashboardState(session: .init(source: "test", speed: 1, contactSensing: true), settings: s)
+        }
+        let expected = name == "hrvWindowSeconds" ? "RunningHRV: windowSeconds must be" : "DashboardState: \(name) must be"
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains(expected) == true)
+    }
+}
