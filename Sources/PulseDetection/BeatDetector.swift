@@ -60,7 +60,10 @@ public struct BeatDetector: Sendable {
     /// Median steepness of recent beats (waveform units per sample), once a beat is known.
     public private(set) var typical: Double?
 
+    /// - Precondition: `settings.strengthMemory` is 1...1000 (it sizes the window of recent beats).
     public init(rate: Double, settings: Settings = Settings()) {
+        precondition(settings.strengthMemory >= 1 && settings.strengthMemory <= 1000,
+                     "BeatDetector: strengthMemory must be 1...1000 beats (got \(settings.strengthMemory))")
         self.rate = rate
         self.settings = settings
         strengths = SortedRing(capacity: settings.strengthMemory)

@@ -59,7 +59,10 @@ public struct BeatShape: Sendable {
     private var typicalNorm = 0.0
 
     /// A grader for a waveform sampled uniformly at `rate` Hz.
+    /// - Precondition: `rate` is a positive number up to 10 kHz (it sizes the history: NaN, 0 and
+    ///   infinity trapped converting to Int without a word).
     public init(rate: Double) {
+        precondition(rate > 0 && rate <= 10_000, "BeatShape: rate must be a positive number up to 10 kHz (got \(rate))")
         self.rate = rate
         history = RingBuffer(capacity: max(16, Int((Self.historySeconds * rate).rounded(.up))))
     }

@@ -17,7 +17,8 @@ public struct TorchLevelController: Sendable, Equatable {
         case lockCamera
     }
 
-    /// Torch levels tried in order (fractions of the maximum). The first is the start level.
+    /// Torch levels tried in order (fractions of the maximum), at least one. The first is the start
+    /// level.
     public var levels: [Float] = [0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0]
     /// Mean red (0...255) a covered lens must reach to count as well lit: high enough that an
     /// 8-bit pulse of about 1 % spans a few levels.
@@ -39,7 +40,11 @@ public struct TorchLevelController: Sendable, Equatable {
     public init() {}
 
     /// The torch level to switch on with.
-    public var initialLevel: Float { levels[0] }
+    /// - Precondition: `levels` is not empty.
+    public var initialLevel: Float {
+        precondition(!levels.isEmpty, "TorchLevelController: levels must hold at least one torch level")
+        return levels[0]
+    }
 
     /// The torch refused the level last asked for (a hot phone caps it): the level in force is the
     /// top from now on, so the controller locks once the light has settled instead of stepping on.

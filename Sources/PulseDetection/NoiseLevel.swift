@@ -31,7 +31,10 @@ public struct NoiseLevel: Sendable {
     private let settle: Int
 
     /// - Parameter samples: the time constant of the running mean, in samples.
+    /// - Precondition: `samples` is a finite number within ±10^12 (NaN and infinity trapped
+    ///   converting to Int without a word).
     public init(samples: Double) {
+        precondition(abs(samples) <= 1e12, "NoiseLevel: samples must be a finite number within ±1e12 (got \(samples))")
         smoothing = 1 / max(1, samples)
         settle = max(16, Int(samples / 4))
     }

@@ -307,11 +307,16 @@ public struct RateTracker: Sendable {
     ///     samples arrive saves the selection of the median and MAD; same results).
     ///   - usable: optionally, per channel, false to leave it out (as if flat).
     /// - Returns: nil when no channel is usable and has any variation.
-    /// - Precondition: no window longer than `Settings.windowSeconds` at `rate` (the spectrum's length).
+    /// - Precondition: no window longer than `Settings.windowSeconds` at `rate` (the spectrum's
+    ///   length); `sorted` and `usable`, when given, hold one entry per window (each sorted window
+    ///   as long as its window).
     /// - Complexity: O(window + fftLength log fftLength) per channel; allocates nothing once warm.
     public mutating func update(windows: [[Double]], sorted: [[Double]]? = nil, usable: [Bool]? = nil) -> Update? {
         precondition(windows.allSatisfy { $0.count <= fftLength },
                      "a window is longer than the tracker's \(settings.windowSeconds) s at \(rate) Hz (\(fftLength) samples)")
+        precondition(sorted.map { $0.count == windows.count && zip($0, windows).allSatisfy { $0.count == $1.count } } ?? true,
+                     "RateTracker.update: sorted must hold each window sorted, one per window")
+        precondition(usable.map { $0.count == windows.count } ?? true, "RateTracker.update: usable must hold one flag per window")
         var bestChannel = -1
         var bestScore = -1.0
         var bestSpread = 0.0

@@ -1,0 +1,55 @@
+import Testing
+@testable import PulseDetection
+
+/// The pipeline's stages, made or fed with values they cannot work with, stop with a message naming
+/// the value (they trapped converting NaN or infinity to Int, or indexing, without one). Values
+/// reach an exit test's process as text: JSON has no NaN or infinity.
+@Suite struct StagePreconditionTests {
+    private static func message(_ exit: ExitTest.Result?) -> String {
+        exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+    }
+
+    @Test(arguments: ["nan", "inf", "1e300"])
+    func aNoiseLevelTimeConstantThatIsNotANumberIsNamed(samples: String) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [samples] in
+            _ = NoiseLevel(samples: Double(samples)!)
+        }
+        #expect(Self.message(exit).contains("NoiseLevel: samples must be"))
+    }
+
+    @Test(arguments: ["nan", "inf", "0", "-30"])
+    func aBeatShapeRateOutsideItsRangeIsNamed(rate: String) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [rate] in
+            _ = BeatShape(rate: Double(rate)!)
+        }
+        #expect(Self.message(exit).contains("BeatShape: rate must be"))
+    }
+
+    @Test(arguments: [0, -1, 1_000_000_000])
+    func aBeatDetectorMemoryOutsideItsRangeIsNamed(memory: Int) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [memory] in
+            var s = BeatDetector.Settings()
+            s.strengthMemory = memory
+            _ = BeatDetector(rate: 30, settings: s)
+        }
+        #expect(Self.message(exit).contains("BeatDetector: strengthMemory must be"))
+    }
+
+    @Test func sortedWindowsThatDoNotMatchTheWindowsAreNamed() async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var tracker = RateTracker(rate: 10, hop: 1)
+            let w = (0..<100).map { Double($0 % 7) }
+            _ = tracker.update(windows: [w, w], sorted: [w.sorted()], usable: [true, true])
+        }
+        #expect(Self.message(exit).contains("RateTracker.update: sorted must hold"))
+    }
+
+    @Test func aTorchWithoutLevelsIsNamed() async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var torch = TorchLevelController()
+            torch.levels = []
+            _ = torch.initialLevel
+        }
+        #expect(Self.message(exit).contains("TorchLevelController: levels must hold"))
+    }
+}
