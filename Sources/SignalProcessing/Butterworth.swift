@@ -20,12 +20,12 @@ import Musl
 public enum Butterworth {
     /// A low-pass filter.
     /// - Parameters:
-    ///   - order: number of poles (>= 1).
+    ///   - order: number of poles, 1...``maximumOrder``.
     ///   - cutoff: -3 dB frequency in Hz, 0 < cutoff < sampleRate / 2.
-    ///   - sampleRate: samples per second (Hz).
+    ///   - sampleRate: samples per second (Hz), a positive finite number.
     public static func lowPass(order: Int, cutoff: Double, sampleRate: Double) -> BiquadCascade {
-        precondition(order >= 1, "Butterworth order must be at least 1")
-        precondition(sampleRate > 0 && cutoff > 0 && cutoff < sampleRate / 2, "cutoff must be in (0, sampleRate/2)")
+        checkPreconditions(order: order, sampleRate: sampleRate)
+        precondition(cutoff > 0 && cutoff < sampleRate / 2, "cutoff must be in (0, sampleRate/2)")
         let fs2 = 2 * sampleRate
         let wc = fs2 * tan(Double.pi * cutoff / sampleRate)
         let poles = prototypePoles(order).map { bilinear($0 * wc, fs2) }
@@ -34,12 +34,12 @@ public enum Butterworth {
 
     /// A high-pass filter.
     /// - Parameters:
-    ///   - order: number of poles (>= 1).
+    ///   - order: number of poles, 1...``maximumOrder``.
     ///   - cutoff: -3 dB frequency in Hz, 0 < cutoff < sampleRate / 2.
-    ///   - sampleRate: samples per second (Hz).
+    ///   - sampleRate: samples per second (Hz), a positive finite number.
     public static func highPass(order: Int, cutoff: Double, sampleRate: Double) -> BiquadCascade {
-        precondition(order >= 1, "Butterworth order must be at least 1")
-        precondition(sampleRate > 0 && cutoff > 0 && cutoff < sampleRate / 2, "cutoff must be in (0, sampleRate/2)")
+        checkPreconditions(order: order, sampleRate: sampleRate)
+        precondition(cutoff > 0 && cutoff < sampleRate / 2, "cutoff must be in (0, sampleRate/2)")
         let fs2 = 2 * sampleRate
         let wc = fs2 * tan(Double.pi * cutoff / sampleRate)
         let poles = prototypePoles(order).map { bilinear(Cx(wc, 0) / $0, fs2) }
@@ -48,13 +48,13 @@ public enum Butterworth {
 
     /// A band-pass filter of `2 × order` poles (scipy's convention: `butter(order, [low, high], 'bandpass')`).
     /// - Parameters:
-    ///   - order: order of the low-pass prototype (>= 1); the result has `order` sections.
+    ///   - order: order of the low-pass prototype, 1...``maximumOrder``; the result has `order` sections.
     ///   - low: lower -3 dB frequency in Hz, > 0.
     ///   - high: upper -3 dB frequency in Hz, low < high < sampleRate / 2.
-    ///   - sampleRate: samples per second (Hz).
+    ///   - sampleRate: samples per second (Hz), a positive finite number.
     public static func bandPass(order: Int, low: Double, high: Double, sampleRate: Double) -> BiquadCascade {
-        precondition(order >= 1, "Butterworth order must be at least 1")
-        precondition(sampleRate > 0 && low > 0 && low < high && high < sampleRate / 2,
+        checkPreconditions(order: order, sampleRate: sampleRate)
+        precondition(low > 0 && low < high && high < sampleRate / 2,
                      "band edges must satisfy 0 < low < high < sampleRate/2")
         let fs2 = 2 * sampleRate
         let wl = fs2 * tan(Double.pi * low / sampleRate)
@@ -71,6 +71,18 @@ public enum Butterworth {
         }
         let reference = 2 * atan(w0 / fs2)
         return cascade(poles: poles, zeros: .bandPass, referenceW: reference)
+    }
+
+    /// Highest order designed: 1000 (500 sections). Orders past a few dozen are numerically
+    /// useless; the bound keeps a mistaken order from allocating without end (Int.max trapped
+    /// doubling it).
+    public static let maximumOrder = 1000
+
+    /// The order and sample rate every design needs: 1...``maximumOrder`` poles, a positive finite
+    /// rate (an infinite one passed the cutoff check and gave NaN coefficients without a word).
+    private static func checkPreconditions(order: Int, sampleRate: Double) {
+        precondition(order >= 1 && order <= maximumOrder, "Butterworth order must be 1...\(maximumOrder) (got \(order))")
+        precondition(sampleRate > 0 && sampleRate.isFinite, "Butterworth sample rate must be a positive finite number of Hz (got \(sampleRate))")
     }
 
     // MARK: - Design internals

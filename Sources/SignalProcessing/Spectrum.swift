@@ -53,8 +53,9 @@ public enum Window: Sendable, Hashable {
     /// Periodic Hann window `0.5 - 0.5 cos(2πk/N)` (scipy's `get_window('hann', N)`, the spectral-analysis form).
     case hann
 
-    /// The window's `count` coefficients.
+    /// The window's `count` coefficients (`count` ≥ 0).
     public func coefficients(_ count: Int) -> [Double] {
+        precondition(count >= 0, "a window has a count of coefficients >= 0 (got \(count))")
         switch self {
         case .rectangular:
             return [Double](repeating: 1, count: count)
@@ -74,7 +75,7 @@ public enum Spectrum {
     /// (as scipy does).
     /// - Parameters:
     ///   - x: the signal.
-    ///   - sampleRate: samples per second (Hz).
+    ///   - sampleRate: samples per second (Hz), a positive finite number.
     ///   - segmentLength: samples per segment (scipy's `nperseg`, default 256), clamped to `x.count`.
     ///   - overlap: fraction of a segment shared with the next, in [0, 1); the overlap in samples is
     ///     `floor(overlap × segmentLength)` (0.5 gives scipy's `nperseg // 2`).
@@ -85,7 +86,7 @@ public enum Spectrum {
     public static func welch(_ x: [Double], sampleRate: Double, segmentLength: Int = 256, overlap: Double = 0.5,
                              fftLength: Int? = nil, window: Window = .hann) -> PowerSpectrum {
         guard !x.isEmpty else { return PowerSpectrum(frequencies: [], power: []) }
-        precondition(sampleRate > 0, "sample rate must be positive")
+        precondition(sampleRate > 0 && sampleRate.isFinite, "sample rate must be a positive finite number (got \(sampleRate))")
         precondition(overlap >= 0 && overlap < 1, "overlap must be in [0, 1)")
         let nper = max(1, min(segmentLength, x.count))
         let noverlap = min(nper - 1, Int((overlap * Double(nper)).rounded(.down)))

@@ -189,3 +189,44 @@ private func lowPassSquared(_ f: Double, cutoff: Double, fs: Double, order: Int)
         for v in x.suffix(150) { #expect(a.process(v) == b.process(v)) }
     }
 }
+
+/// Designs and spectra with a sample rate that is not a finite number, an order past
+/// ``Butterworth/maximumOrder`` or a negative window length stop with a message naming it: an
+/// infinite rate passed the cutoff check and gave NaN coefficients (and a Welch spectrum of NaN
+/// frequencies) without a word, Int.max poles trapped doubling the order, a negative count trapped
+/// making a range. Values reach the exit test's process as text: JSON has no NaN or infinity.
+@Suite struct DesignPreconditionTests {
+    @Test(arguments: ["lowPass", "highPass", "bandPass", "welch"])
+    func anInfiniteSampleRateIsNamed(design: String) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [design] in
+            switch design {
+            case "lowPass": _ = Butterworth.lowPass(order: 2, cutoff: 1, sampleRate: .infinity)
+            case "highPass": _ = Butterworth.highPass(order: 2, cutoff: 1, sampleRate: .infinity)
+            case "bandPass": _ = Butterworth.bandPass(order: 2, low: 1, high: 2, sampleRate: .infinity)
+            default: _ = Spectrum.welch([1, 2, 3, 4], sampleRate: .infinity)
+            }
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("sample rate must be a positive finite number") == true)
+    }
+
+    @Test(arguments: [Butterworth.maximumOrder + 1, Int.max])
+    func anOrderPastTheMaximumIsNamed(order: Int) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [order] in
+            _ = Butterworth.lowPass(order: order, cutoff: 1, sampleRate: 30)
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("Butterworth order must be 1...") == true)
+    }
+
+    @Test func aNegativeWindowLengthIsNamed() async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = Window.hann.coefficients(-1)
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("a window has a count of coefficients >= 0") == true)
+    }
+
+    @Test func theHighestOrderIsDesigned() {
+        let filter = Butterworth.lowPass(order: Butterworth.maximumOrder, cutoff: 1, sampleRate: 30)
+        #expect(filter.sections.count == Butterworth.maximumOrder / 2)
+        #expect(Window.rectangular.coefficients(0).isEmpty && Window.hann.coefficients(0).isEmpty)
+    }
+}
