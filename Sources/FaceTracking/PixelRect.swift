@@ -17,11 +17,13 @@ public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
     /// Pixels covered by both rectangles divided by pixels covered by either (0 when they do not
     /// overlap): intersection over union, 0...1.
     public func intersectionOverUnion(_ other: PixelRect) -> Double {
-        let w = min(x + width, other.x + other.width) - max(x, other.x)
-        let h = min(y + height, other.y + other.height) - max(y, other.y)
+        // In Double, exact for any image's pixels (under 2^53): edges and areas of rectangles near
+        // Int.max overflowed an Int.
+        let w = min(Double(x) + Double(width), Double(other.x) + Double(other.width)) - max(Double(x), Double(other.x))
+        let h = min(Double(y) + Double(height), Double(other.y) + Double(other.height)) - max(Double(y), Double(other.y))
         guard w > 0, h > 0 else { return 0 }
-        let overlap = Double(w * h)
-        return overlap / (Double(width * height + other.width * other.height) - overlap)
+        let overlap = w * h
+        return overlap / (Double(width) * Double(height) + Double(other.width) * Double(other.height) - overlap)
     }
 
     /// "(x, y) widthxheight".

@@ -11,6 +11,9 @@
 ///    dropped when the other has more than max(3, its own) members, or it has fewer than 3.
 ///
 /// With `minNeighbors <= 0` nothing is merged: every rectangle is returned with 1 neighbour.
+/// Coordinates are compared and summed in `Double`, exactly for any image's pixels (under 2^53),
+/// so rectangles near `Int.max` (which overflowed an `Int`) group without trapping; an average
+/// beyond an `Int` is clamped to it.
 /// - Parameters:
 ///   - rects: raw detections, pixels.
 ///   - minNeighbors: a group needs more members than this to be kept.
@@ -38,7 +41,7 @@ public func groupRectangles(_ rects: [PixelRect], minNeighbors: Int, eps: Double
     }
     // Classes numbered by first appearance.
     var classOfRoot: [Int: Int] = [:]
-    var sums: [(x: Int, y: Int, width: Int, height: Int)] = []
+    var sums: [(x: Double, y: Double, width: Double, height: Double)] = []
     var counts: [Int] = []
     for i in rects.indices {
         let r = root(i)
@@ -51,15 +54,18 @@ public func groupRectangles(_ rects: [PixelRect], minNeighbors: Int, eps: Double
             sums.append((0, 0, 0, 0))
             counts.append(0)
         }
-        sums[c].x += rects[i].x
-        sums[c].y += rects[i].y
-        sums[c].width += rects[i].width
-        sums[c].height += rects[i].height
+        sums[c].x += Double(rects[i].x)
+        sums[c].y += Double(rects[i].y)
+        sums[c].width += Double(rects[i].width)
+        sums[c].height += Double(rects[i].height)
         counts[c] += 1
     }
     let averages = sums.indices.map { c -> PixelRect in
         let s = 1 / Float(counts[c])
-        func mean(_ total: Int) -> Int { Int((Float(total) * s).rounded(.toNearestOrEven)) }
+        func mean(_ total: Double) -> Int {
+            let m = (Float(total) * s).rounded(.toNearestOrEven)
+            return m >= 0x1p63 ? .max : m < -0x1p63 ? .min : Int(m)
+        }
         return PixelRect(x: mean(sums[c].x), y: mean(sums[c].y), width: mean(sums[c].width), height: mean(sums[c].height))
     }
     var result: [Detection] = []
@@ -69,10 +75,11 @@ public func groupRectangles(_ rects: [PixelRect], minNeighbors: Int, eps: Double
             let n2 = counts[j]
             guard j != i, n2 > minNeighbors else { return false }
             let r2 = averages[j]
-            let dx = Int((Double(r2.width) * eps).rounded(.toNearestOrEven))
-            let dy = Int((Double(r2.height) * eps).rounded(.toNearestOrEven))
-            return r1.x >= r2.x - dx && r1.y >= r2.y - dy
-                && r1.x + r1.width <= r2.x + r2.width + dx && r1.y + r1.height <= r2.y + r2.height + dy
+            let dx = (Double(r2.width) * eps).rounded(.toNearestOrEven)
+            let dy = (Double(r2.height) * eps).rounded(.toNearestOrEven)
+            let (x1, y1, w1, h1) = (Double(r1.x), Double(r1.y), Double(r1.width), Double(r1.height))
+            let (x2, y2, w2, h2) = (Double(r2.x), Double(r2.y), Double(r2.width), Double(r2.height))
+            return x1 >= x2 - dx && y1 >= y2 - dy && x1 + w1 <= x2 + w2 + dx && y1 + h1 <= y2 + h2 + dy
                 && (n2 > max(3, n1) || n1 < 3)
         }
         if !inside { result.append(Detection(rect: r1, neighbors: n1)) }
@@ -82,8 +89,9 @@ public func groupRectangles(_ rects: [PixelRect], minNeighbors: Int, eps: Double
 
 /// OpenCV's `SimilarRects`: every edge within `eps * (min width + min height) / 2` pixels.
 func similar(_ a: PixelRect, _ b: PixelRect, eps: Double) -> Bool {
-    let delta = eps * Double(min(a.width, b.width) + min(a.height, b.height)) * 0.5
-    return Double(abs(a.x - b.x)) <= delta && Double(abs(a.y - b.y)) <= delta
-        && Double(abs(a.x + a.width - b.x - b.width)) <= delta
-        && Double(abs(a.y + a.height - b.y - b.height)) <= delta
+    let (ax, ay, aw, ah) = (Double(a.x), Double(a.y), Double(a.width), Double(a.height))
+    let (bx, by, bw, bh) = (Double(b.x), Double(b.y), Double(b.width), Double(b.height))
+    let delta = eps * (min(aw, bw) + min(ah, bh)) * 0.5
+    return abs(ax - bx) <= delta && abs(ay - by) <= delta
+        && abs(ax + aw - bx - bw) <= delta && abs(ay + ah - by - bh) <= delta
 }

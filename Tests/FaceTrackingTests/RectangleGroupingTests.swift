@@ -42,4 +42,24 @@ import Testing
         #expect(r(0, 0, 10, 10).intersectionOverUnion(r(5, 0, 10, 10)) == 50.0 / 150)
         #expect(r(0, 0, 10, 10).intersectionOverUnion(r(10, 0, 10, 10)) == 0)
     }
+
+    /// Rectangles at the ends of `Int` (a caller's, not a detector's) are measured and grouped
+    /// without trapping: their edges, areas and sums overflowed an Int.
+    @Test func rectanglesNearIntMaxDoNotTrap() {
+        let huge = r(.max, .max, .max, .max), far = r(.min, .min, .max, .max), ordinary = r(0, 0, 10, 10)
+        for a in [huge, far, ordinary] {
+            for b in [huge, far, ordinary] {
+                let iou = a.intersectionOverUnion(b)
+                #expect(iou.isNaN || (0...1).contains(iou), "\(a) \(b)")
+            }
+        }
+        #expect(huge.intersectionOverUnion(ordinary) == 0 && far.intersectionOverUnion(huge) == 0)
+        // Averages of Int.max and Int.min stay at the ends of Int.
+        #expect(groupRectangles([huge, huge, ordinary, r(1, 1, 10, 10)], minNeighbors: 1)
+                == [Detection(rect: huge, neighbors: 2), Detection(rect: ordinary, neighbors: 2)])
+        #expect(groupRectangles([far, far], minNeighbors: 1) == [Detection(rect: far, neighbors: 2)])
+        let rects = [huge, huge, far, far, ordinary, r(1, 1, 10, 10)]
+        #expect(groupRectangles(rects, minNeighbors: 1, eps: .nan).isEmpty)  // nothing is similar
+        #expect(groupRectangles(rects, minNeighbors: 1, eps: .infinity).count == 1)  // everything is
+    }
 }
