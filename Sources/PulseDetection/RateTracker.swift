@@ -210,9 +210,9 @@ public struct RateTracker: Sendable {
 
     /// - Parameters:
     ///   - rate: the analysis sample rate of the windows it will be given, Hz (1...10 000).
-    ///   - hop: seconds between calls to `update` (a positive number).
+    ///   - hop: seconds between calls to `update` (a positive number up to 600).
     ///   - settings: the rate range, priors and smoothing (see ``Settings``).
-    /// - Precondition: `rate` is 1 Hz...10 kHz and `hop` a positive finite number; the settings'
+    /// - Precondition: `rate` is 1 Hz...10 kHz and `hop` a positive number up to 600 s; the settings'
     ///   rate range satisfies 0 < `minBPM` < `maxBPM` ≤ 10 000 with `minBPM` under the Nyquist rate
     ///   (30 × `rate` bpm), `binBPM` and `driftBPMPerSqrtSecond`
     ///   are positive finite numbers, `windowSeconds` a finite number ≥ 0, and the spectrum they
@@ -220,7 +220,7 @@ public struct RateTracker: Sendable {
     ///   (they made the spectrum loop forever, or trapped converting NaN to Int without a word).
     public init(rate: Double, hop: Double, settings: Settings = Settings()) {
         precondition(rate >= 1 && rate <= 10_000, "RateTracker: rate must be 1 Hz...10 kHz (got \(rate))")
-        precondition(hop > 0 && hop.isFinite, "RateTracker: hop must be a positive number of seconds (got \(hop))")
+        precondition(hop > 0 && hop <= 600, "RateTracker: hop must be a positive number of seconds up to 600 (got \(hop))")
         precondition(settings.minBPM > 0 && settings.minBPM < settings.maxBPM && settings.maxBPM <= 10_000,
                      "RateTracker: the rate range must satisfy 0 < minBPM < maxBPM <= 10000 (got \(settings.minBPM)...\(settings.maxBPM))")
         precondition(settings.binBPM > 0 && settings.binBPM.isFinite && settings.driftBPMPerSqrtSecond > 0

@@ -240,7 +240,7 @@ extension RateTrackerHarmonicTests {
         #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("RateTracker: rate must be 1 Hz...10 kHz") == true)
     }
 
-    @Test(arguments: ["nan", "0", "-1", "inf"])
+    @Test(arguments: ["nan", "0", "-1", "inf", "1e300"])
     func aHopThatIsNotAPositiveNumberIsNamed(hop: String) async {
         let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [hop] in
             _ = RateTracker(rate: 10, hop: Double(hop)!)
