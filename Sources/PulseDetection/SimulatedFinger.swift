@@ -101,8 +101,8 @@ public struct SimulatedFinger: Sendable {
     private let shape: PulseShape
 
     /// A finger whose frames are fixed by `settings` (including its seed); time starts at 0.
-    /// - Precondition: `settings.bpm` is a positive number up to 1000, `frameRate` a positive
-    ///   number up to 10 kHz, `dropRate` in 0..<1 and `timestampJitter` a finite number ≥ 0.
+    /// - Precondition: `settings.bpm` is a positive number up to 1000, `frameRate` 1 Hz...10 kHz,
+    ///   `dropRate` in 0..<1 and `timestampJitter` a finite number ≥ 0.
     ///   Other values are programming errors, stopped with a message naming them: they made the
     ///   generator loop for ever (every frame dropped, beats that never advance, NaN times that
     ///   never reach a duration) or trap converting to Int.
@@ -123,8 +123,10 @@ public struct SimulatedFinger: Sendable {
     /// Stops with a message naming a setting the generator cannot work with (see ``init(settings:)``).
     static func checkPreconditions(_ s: Settings) {
         precondition(s.bpm > 0 && s.bpm <= 1000, "SimulatedFinger: bpm must be a positive number up to 1000 (got \(s.bpm))")
-        precondition(s.frameRate > 0 && s.frameRate <= 10_000,
-                     "SimulatedFinger: frameRate must be a positive number up to 10 kHz (got \(s.frameRate))")
+        // (A frame drawn draws every beat before it: at 1e-300 fps the second frame, 1e300 s in,
+        // drew beats for ever.)
+        precondition(s.frameRate >= 1 && s.frameRate <= 10_000,
+                     "SimulatedFinger: frameRate must be 1 Hz...10 kHz (got \(s.frameRate))")
         precondition(s.dropRate >= 0 && s.dropRate < 1, "SimulatedFinger: dropRate must be in 0..<1 (got \(s.dropRate))")
         precondition(s.timestampJitter >= 0 && s.timestampJitter.isFinite,
                      "SimulatedFinger: timestampJitter must be a number of seconds >= 0 (got \(s.timestampJitter))")

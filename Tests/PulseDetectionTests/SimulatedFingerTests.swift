@@ -134,7 +134,7 @@ import SignalProcessing
 /// a negative or NaN rate and NaN jitter looped for ever, infinite rates trapped converting to Int.
 /// Values reach the exit test's process as text: JSON has no NaN or infinity.
 @Suite struct SimulatedFingerPreconditionTests {
-    @Test(arguments: [("bpm", "-1"), ("bpm", "1e300"), ("bpm", "nan"), ("frameRate", "-1"), ("frameRate", "inf"),
+    @Test(arguments: [("bpm", "-1"), ("bpm", "1e300"), ("bpm", "nan"), ("frameRate", "-1"), ("frameRate", "inf"), ("frameRate", "1e-300"),
                       ("dropRate", "1"), ("timestampJitter", "nan")])
     func aSettingOutsideItsRangeIsNamed(name: String, value: String) async {
         let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [name, value] in
