@@ -32,9 +32,13 @@ public struct FFT: Sendable {
         case bluestein(Bluestein)
     }
 
-    /// Creates a plan for transforms of length `count` (>= 1).
+    /// Longest transform planned: 2^30 points (8 GB per array of them, and Bluestein's padded
+    /// length, twice as long, still fits an Int); a longer length (Int.max) trapped doubling it.
+    public static let maximumCount = 1 << 30
+
+    /// Creates a plan for transforms of length `count` (1...``maximumCount``).
     public init(count: Int) {
-        precondition(count >= 1, "FFT length must be at least 1")
+        precondition(count >= 1 && count <= Self.maximumCount, "FFT length must be 1...\(Self.maximumCount) (got \(count))")
         self.count = count
         if count & (count - 1) == 0 {
             kind = .radix2(Radix2(count: count))

@@ -27,9 +27,9 @@ public struct RealFFT: Sendable {
     private let splitRe: [Double]
     private let splitIm: [Double]
 
-    /// A plan for real signals of length `count` (>= 1).
+    /// A plan for real signals of length `count` (1...``FFT/maximumCount``).
     public init(count: Int) {
-        precondition(count >= 1, "FFT length must be at least 1")
+        precondition(count >= 1 && count <= FFT.maximumCount, "FFT length must be 1...\(FFT.maximumCount) (got \(count))")
         self.count = count
         if count % 2 == 0 {
             let m = count / 2

@@ -79,7 +79,8 @@ public enum Spectrum {
     ///   - segmentLength: samples per segment (scipy's `nperseg`, default 256), clamped to `x.count`.
     ///   - overlap: fraction of a segment shared with the next, in [0, 1); the overlap in samples is
     ///     `floor(overlap × segmentLength)` (0.5 gives scipy's `nperseg // 2`).
-    ///   - fftLength: segment length after zero padding (scipy's `nfft`), default `segmentLength`.
+    ///   - fftLength: segment length after zero padding (scipy's `nfft`), default `segmentLength`;
+    ///     at most ``FFT/maximumCount``.
     ///   - window: the window (default Hann).
     /// - Returns: an empty spectrum for an empty signal.
     /// - Complexity: O(n log segmentLength); one ``RealFFT`` plan, buffers allocated once per call.
@@ -91,6 +92,7 @@ public enum Spectrum {
         let nper = max(1, min(segmentLength, x.count))
         let noverlap = min(nper - 1, Int((overlap * Double(nper)).rounded(.down)))
         let nfft = max(nper, fftLength ?? nper)
+        precondition(nfft <= FFT.maximumCount, "FFT length must be 1...\(FFT.maximumCount) (got \(nfft))")
         let step = nper - noverlap
         let segments = (x.count - noverlap) / step
         let w = window.coefficients(nper)

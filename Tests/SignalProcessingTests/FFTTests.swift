@@ -110,3 +110,23 @@ private func directDFT(re: [Double], im: [Double]) -> (re: [Double], im: [Double
         #expect(r1 == r2 && i1 == i2)
     }
 }
+
+/// A plan longer than ``FFT/maximumCount`` stops with a message naming the length: Int.max trapped
+/// doubling it for Bluestein's padding without one.
+@Suite struct FFTPreconditionTests {
+    @Test(arguments: [FFT.maximumCount + 1, Int.max])
+    func aLengthPastTheMaximumIsNamed(count: Int) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [count] in
+            _ = FFT(count: count)
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("FFT length must be 1...") == true)
+        let real = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [count] in
+            _ = RealFFT(count: count)
+        }
+        #expect(real.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("FFT length must be 1...") == true)
+        let welch = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [count] in
+            _ = Spectrum.welch([1, 2, 3, 4], sampleRate: 10, fftLength: count)
+        }
+        #expect(welch.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("FFT length must be 1...") == true)
+    }
+}
