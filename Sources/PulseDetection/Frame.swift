@@ -200,11 +200,22 @@ public struct Frame {
     }
 
     /// Bytes a tightly packed frame of this format and size occupies (rows without padding).
+    /// - Precondition: `width` and `height` are ≥ 0 and the count fits an `Int` (Int.max wide
+    ///   trapped on overflow without a word).
     public static func packedByteCount(format: PixelFormat, width: Int, height: Int) -> Int {
+        precondition(width >= 0 && height >= 0, "packedByteCount: a \(width)x\(height) frame has a negative side")
+        let (pixels, o1) = width.multipliedReportingOverflow(by: height)
+        let (chroma, o2) = (width / 2 + width % 2).multipliedReportingOverflow(by: height / 2 + height % 2)
+        let (bytes, o3): (Int, Bool)
         switch format {
-        case .bgra: 4 * width * height
-        case .yuv420BiPlanar, .yuv420Planar: width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2)
+        case .bgra: (bytes, o3) = pixels.multipliedReportingOverflow(by: 4)
+        case .yuv420BiPlanar, .yuv420Planar:
+            let (both, o4) = chroma.multipliedReportingOverflow(by: 2)
+            let (sum, o5) = pixels.addingReportingOverflow(both)
+            (bytes, o3) = (sum, o4 || o5)
         }
+        precondition(!(o1 || o2 || o3), "packedByteCount: a \(width)x\(height) frame has more bytes than an Int counts")
+        return bytes
     }
 
     private static func check(width: Int, height: Int) throws {

@@ -53,3 +53,22 @@ import Testing
         #expect(Self.message(exit).contains("TorchLevelController: levels must hold"))
     }
 }
+
+/// A packed frame size past what an Int counts, or a negative side, stops with a message naming the
+/// size (Int.max wide trapped on overflow without one).
+@Suite struct PackedByteCountPreconditionTests {
+    @Test(arguments: [(Int.max, 2, "bgra"), (Int.max, Int.max, "i420"), (-1, 2, "bgra")])
+    func anImpossibleSizeIsNamed(width: Int, height: Int, format: String) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [width, height, format] in
+            _ = Frame.packedByteCount(format: format == "bgra" ? .bgra : .yuv420Planar(.fullRange601), width: width, height: height)
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("packedByteCount: a \(width)x\(height) frame") == true)
+    }
+
+    @Test func sizesThatFitAreCountedAsBefore() {
+        #expect(Frame.packedByteCount(format: .bgra, width: 3, height: 5) == 60)
+        #expect(Frame.packedByteCount(format: .yuv420Planar(.fullRange601), width: 3, height: 5) == 15 + 2 * 2 * 3)
+        #expect(Frame.packedByteCount(format: .yuv420BiPlanar(.videoRange601), width: 0, height: 5) == 0)
+        #expect(Frame.packedByteCount(format: .bgra, width: Int.max / 8, height: 2) == Int.max / 8 * 8)
+    }
+}
