@@ -8,7 +8,8 @@ extension GrayImage {
     /// and the weights are fixed point: each of the two horizontal and two vertical weights is
     /// rounded to 1/256, the horizontal pass keeps 8 fractional bits, and the result is rounded
     /// to the nearest integer (halves up).
-    /// - Precondition: `width > 0`, `height > 0`.
+    /// - Precondition: `width > 0`, `height > 0`, `width * height` fits an `Int`, and this image is
+    ///   not empty (``GrayImage/init()``'s 0 x 0 scratch has no pixels to interpolate).
     /// - Complexity: O(`width * height` + `srcHeight`).
     public func resized(width: Int, height: Int) -> GrayImage {
         var result = GrayImage()
@@ -21,6 +22,8 @@ extension GrayImage {
     /// reusing this image's storage and `buffers` (nothing is allocated once they are large enough).
     mutating func resize(from source: GrayImage, width: Int, height: Int, buffers: inout ResizeBuffers) {
         precondition(width > 0 && height > 0, "resize to \(width)x\(height)")
+        precondition(!width.multipliedReportingOverflow(by: height).overflow, "resize to \(width)x\(height): more pixels than an Int counts")
+        precondition(source.width > 0 && source.height > 0, "resize of an empty \(source.width)x\(source.height) image")
         self.width = width
         self.height = height
         if pixels.count != width * height {

@@ -41,3 +41,22 @@ import Testing
         #expect(last.0 == 1 && last.1 == 1 && last.2 == 256 && last.3 == 0)
     }
 }
+
+/// Resizing an empty image (``GrayImage/init()``'s scratch) or to more pixels than an Int counts
+/// stops with a message saying so (they trapped reading an empty buffer, or on overflow, without
+/// one).
+@Suite struct ResizePreconditionTests {
+    @Test func resizingAnEmptyImageIsNamed() async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = GrayImage().resized(width: 4, height: 4)
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("resize of an empty 0x0 image") == true)
+    }
+
+    @Test func resizingToMorePixelsThanAnIntCountsIsNamed() async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = try! GrayImage(width: 2, height: 2, pixels: [1, 2, 3, 4]).resized(width: Int.max, height: 4)
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("more pixels than an Int counts") == true)
+    }
+}
