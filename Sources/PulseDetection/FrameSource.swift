@@ -146,7 +146,12 @@ public struct SimulatedFingerSource: FrameSource {
     /// The simulated camera's frame rate, Hz.
     public var nominalRate: Double { settings.frameRate }
 
+    /// - Throws: ``MonitorError`` `sourceFailed` for settings the simulated finger cannot work with
+    ///   (see ``SimulatedFinger/init(settings:)``), instead of stopping on its precondition.
     public func start() async throws -> AsyncThrowingStream<PulseInput, any Error> {
+        if let problem = SimulatedFinger.problem(with: settings) {
+            throw MonitorError(.sourceFailed, "the simulated finger cannot start: " + problem)
+        }
         let end = duration ?? .infinity
         let run = PullRun(SimulatedFinger(settings: settings)) { finger -> PulseInput? in
             let input = finger.next()

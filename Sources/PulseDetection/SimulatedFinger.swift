@@ -122,14 +122,20 @@ public struct SimulatedFinger: Sendable {
 
     /// Stops with a message naming a setting the generator cannot work with (see ``init(settings:)``).
     static func checkPreconditions(_ s: Settings) {
-        precondition(s.bpm > 0 && s.bpm <= 1000, "SimulatedFinger: bpm must be a positive number up to 1000 (got \(s.bpm))")
+        if let problem = problem(with: s) { preconditionFailure("SimulatedFinger: " + problem) }
+    }
+
+    /// What is wrong with `s` for a generator (see ``init(settings:)``), or nil.
+    static func problem(with s: Settings) -> String? {
+        guard s.bpm > 0, s.bpm <= 1000 else { return "bpm must be a positive number up to 1000 (got \(s.bpm))" }
         // (A frame drawn draws every beat before it: at 1e-300 fps the second frame, 1e300 s in,
         // drew beats for ever.)
-        precondition(s.frameRate >= 1 && s.frameRate <= 10_000,
-                     "SimulatedFinger: frameRate must be 1 Hz...10 kHz (got \(s.frameRate))")
-        precondition(s.dropRate >= 0 && s.dropRate < 1, "SimulatedFinger: dropRate must be in 0..<1 (got \(s.dropRate))")
-        precondition(s.timestampJitter >= 0 && s.timestampJitter.isFinite,
-                     "SimulatedFinger: timestampJitter must be a number of seconds >= 0 (got \(s.timestampJitter))")
+        guard s.frameRate >= 1, s.frameRate <= 10_000 else { return "frameRate must be 1 Hz...10 kHz (got \(s.frameRate))" }
+        guard s.dropRate >= 0, s.dropRate < 1 else { return "dropRate must be in 0..<1 (got \(s.dropRate))" }
+        guard s.timestampJitter >= 0, s.timestampJitter.isFinite else {
+            return "timestampJitter must be a number of seconds >= 0 (got \(s.timestampJitter))"
+        }
+        return nil
     }
 
     /// The true beats from time 0 up to `end` seconds (the same beats the generator draws).

@@ -37,6 +37,25 @@ import Testing
         }
     }
 
+    /// A simulated finger the generator cannot run (every frame dropped: it looped for ever; a
+    /// frame rate of 0: it trapped) fails to start with sourceFailed, as a recording does, and a
+    /// monitor given it stays idle.
+    @Test func aSimulatedFingerThatCannotRunFailsToStartWithSourceFailed() async {
+        for change in [{ (s: inout SimulatedFinger.Settings) in s.dropRate = 1 }, { $0.frameRate = 0 }, { $0.bpm = .nan }] {
+            var settings = SimulatedFinger.Settings.ideal
+            change(&settings)
+            let source = SimulatedFingerSource(settings: settings, duration: 1)
+            await #expect {
+                _ = try await source.start()
+            } throws: { error in
+                (error as? MonitorError)?.code == .sourceFailed && (error as? MonitorError)?.message.contains("simulated finger") == true
+            }
+            let monitor = HeartRateMonitor()
+            await #expect(throws: MonitorError.self) { _ = try await monitor.start(source) }
+            #expect(await monitor.isRunning == false)
+        }
+    }
+
     @Test func stoppingASourceFinishesItsStream() async throws {
         let source = SimulatedFingerSource(settings: .ideal)  // endless
         var count = 0
