@@ -80,12 +80,15 @@ public actor HeartRateMonitor {
 
     /// - Parameters:
     ///   - settings: the pipeline's settings.
-    ///   - bufferCapacity: events a consumer of `events` may fall behind (>= 1) before the pipeline waits.
+    ///   - bufferCapacity: events a consumer of `events` may fall behind (1...2^20) before the
+    ///     pipeline waits.
     ///   - handlers: closures called for each event.
     /// - Precondition: `settings` are ones ``PulseAnalyzer/init(sampleRate:settings:)`` takes
     ///   (checked here, not when a session starts).
     public init(settings: PulseAnalyzer.Settings = .init(), bufferCapacity: Int = 1024, handlers: Handlers = .init()) {
-        precondition(bufferCapacity >= 1, "the event buffer needs room for at least one event")
+        // (The buffer takes its room at the first event: Int.max failed to allocate there.)
+        precondition(bufferCapacity >= 1 && bufferCapacity <= 1 << 20,
+                     "the event buffer needs room for 1...\(1 << 20) events (got \(bufferCapacity))")
         PulseAnalyzer.checkPreconditions(settings)
         self.settings = settings
         self.bufferCapacity = bufferCapacity

@@ -72,3 +72,12 @@ import Testing
         #expect(Frame.packedByteCount(format: .bgra, width: Int.max / 8, height: 2) == Int.max / 8 * 8)
     }
 }
+
+/// An event buffer past a million events stops the monitor when made, naming it (Int.max failed to
+/// allocate only at the first event).
+@Test func aMonitorBufferPastAMillionEventsIsNamed() async {
+    let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        _ = HeartRateMonitor(bufferCapacity: Int.max)
+    }
+    #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("the event buffer needs room for 1...") == true)
+}
