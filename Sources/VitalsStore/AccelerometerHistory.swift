@@ -210,7 +210,8 @@ public final class AccelerometerHistory {
         guard start <= end else { return }
         for (i, segment) in segments.enumerated() where segment.start <= end {
             if i + 1 < segments.count, segments[i + 1].start <= start { continue }  // all before `start`
-            var index = try firstIndex(in: segment, notBefore: start)
+            // A segment that starts at or after `start` is read from its first sample: no bisection.
+            var index = segment.start >= start ? 0 : try firstIndex(in: segment, notBefore: start)
             while index < segment.count {
                 let batch = try readRecords(of: segment, range: index..<min(segment.count, index + batchSize))
                 let kept = batch.prefix { $0.time <= end }
@@ -223,9 +224,9 @@ public final class AccelerometerHistory {
 
     /// What the history holds now.
     public func summary() throws -> Summary {
-        let first = try segments.first.flatMap { try readRecords(of: $0, range: 0..<1).first?.time }
         let samples = segments.reduce(0) { $0 + $1.count }
-        return Summary(segments: segments.count, samples: samples, firstTime: first, lastTime: lastTime,
+        return Summary(segments: segments.count, samples: samples,
+                       firstTime: segments.first { $0.count > 0 }?.start, lastTime: lastTime,
                        bytes: segments.count * Self.headerSize + samples * Self.recordSize)
     }
 
