@@ -20,9 +20,13 @@ import MotionAnalysis
 /// let lastHour = try history.samples(from: now - 3600, through: now)
 /// ```
 ///
-/// One writer at a time: a folder is not shared between two open histories that append. Others may
-/// open it to read while one appends (opening changes nothing; a reader sees what was written when it
-/// opened). Not thread-safe; use it from one task or queue.
+/// One writer at a time: the first append takes the folder's writer lock (an exclusive `flock` on its
+/// `.writer-lock` file, held until the history is released), so a second history that appends to
+/// the same folder, in this program or another, is refused with ``HistoryError/Code/inUse`` instead
+/// of interleaving its samples with the first's. Taking the lock reads the folder again, so samples
+/// another writer added since opening are counted before the new ones are checked. Others may open
+/// the folder to read while one appends (opening changes nothing; a reader sees what was written when
+/// it opened). Not thread-safe; use it from one task or queue.
 public final class AccelerometerHistory {
     public struct Settings: Sendable, Equatable {
         /// How long samples are kept before the newest one, seconds (36 h: Core Motion's window for
@@ -58,6 +62,7 @@ public final class AccelerometerHistory {
     static let recordSize = 32
     static let filePrefix = "accelerometer-"
     static let fileSuffix = ".vah"
+    static let lockName = ".writer-lock"
 
     public let folder: URL
     public let settings: Settings
@@ -83,6 +88,8 @@ public final class AccelerometerHistory {
     /// whole samples, or (`length` 0) one holding none to remove. Opening only notes them, as another
     /// program may be appending to the folder at that moment.
     private var repairs: [(url: URL, length: Int)] = []
+    /// The writer lock's file descriptor, from the first append on (-1 before).
+    private var lock: Int32 = -1
 
     /// Opens the history in `folder`, making the folder if needed.
     /// - Throws: ``HistoryError`` `folder` when it cannot be made or listed, `foreignFile` for a
@@ -106,17 +113,30 @@ public final class AccelerometerHistory {
                 throw HistoryError(.folder, "\(folder): cannot make the folder (\(error.localizedDescription))")
             }
         }
+        try scan()
+    }
+
+    deinit {
+        try? writer?.close()
+        if lock >= 0 { close(lock) }
+    }
+
+    /// Reads the folder's segments: their times and counts, and what an interrupted write left.
+    private func scan() throws {
         let names: [String]
-        do { names = try manager.contentsOfDirectory(atPath: folder) } catch {
-            throw HistoryError(.folder, "\(folder): cannot list the folder (\(error.localizedDescription))")
+        do { names = try FileManager.default.contentsOfDirectory(atPath: folder.path) } catch {
+            throw HistoryError(.folder, "\(folder.path): cannot list the folder (\(error.localizedDescription))")
         }
+        segments = []
+        repairs = []
+        recoveredBytes = 0
         let found = names.compactMap { name -> (String, Int64)? in
             guard name.hasPrefix(Self.filePrefix), name.hasSuffix(Self.fileSuffix),
                   let ms = Int64(name.dropFirst(Self.filePrefix.count).dropLast(Self.fileSuffix.count)) else { return nil }
             return (name, ms)
         }.sorted { $0.1 < $1.1 }
         for (name, _) in found {
-            let url = self.folder.appendingPathComponent(name)
+            let url = folder.appendingPathComponent(name)
             if let segment = try openSegment(url) { segments.append(segment) }
         }
         // Bisection and appending rely on each segment coming after the one before (a copy under a
@@ -127,8 +147,25 @@ public final class AccelerometerHistory {
         lastTime = segments.last?.last
     }
 
-    deinit {
-        try? writer?.close()
+    /// Takes the folder's writer lock at the first append, then reads the folder again: another
+    /// writer may have appended since it was opened.
+    private func lockForWriting() throws {
+        guard lock < 0 else { return }
+        let path = folder.appendingPathComponent(Self.lockName).path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw HistoryError(.folder, "\(path): cannot open the writer lock (\(String(cString: strerror(errno))))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let reason = errno
+            close(descriptor)
+            if reason == EWOULDBLOCK {
+                throw HistoryError(.inUse, "\(folder.path): another writer is appending to this history (it holds \(Self.lockName)); nothing was recorded")
+            }
+            throw HistoryError(.folder, "\(path): cannot lock (\(String(cString: strerror(reason))))")
+        }
+        lock = descriptor
+        try scan()
     }
 
     /// Appends samples after those recorded. All are checked before any is written: a batch with a
@@ -138,10 +175,12 @@ public final class AccelerometerHistory {
     /// ``synchronize()`` to have them on the storage itself, safe from a power loss.
     /// - Parameter samples: times in seconds (any clock that only moves forward, typically seconds
     ///   since 1970), acceleration in g.
-    /// - Throws: ``HistoryError`` `invalidSample` or `timeNotIncreasing` (nothing written), `io`
+    /// - Throws: ``HistoryError`` `invalidSample` or `timeNotIncreasing` (nothing written), `inUse`
+    ///   when another history appends to the folder (nothing written), `io`
     ///   when writing fails (the samples before the failing segment stay recorded; ``lastTime``
     ///   says up to where).
     public func append(_ samples: some Collection<AccelerometerSample>) throws {
+        try lockForWriting()
         var previous = lastTime
         for s in samples {
             let a = s.acceleration
@@ -176,6 +215,7 @@ public final class AccelerometerHistory {
     /// - Throws: as ``append(_:)``.
     @discardableResult
     public func appendNewer(_ samples: some Collection<AccelerometerSample>) throws -> Int {
+        try lockForWriting()
         guard let lastTime else {
             try append(samples)
             return samples.count

@@ -11,6 +11,8 @@ public struct HistoryError: Error, Sendable, Equatable, CustomStringConvertible 
         case invalidSample
         /// A sample's time is not after the last one recorded (the history only grows forward in time).
         case timeNotIncreasing
+        /// Another history (in this program or another) holds the folder's writer lock: it is appending.
+        case inUse
         /// Reading or writing a segment failed (a full disk, a file removed underneath).
         case io
     }

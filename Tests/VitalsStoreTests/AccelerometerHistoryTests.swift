@@ -94,8 +94,10 @@ private func segmentFiles(_ folder: String) throws -> [String] {
 
     @Test func aSegmentCutOffWhileItsHeaderWasWrittenIsRemovedBeforeTheNextAppend() throws {
         try withFolder { folder in
-            let history = try AccelerometerHistory(folder: folder, settings: .init(retention: 3600, segmentDuration: 10))
-            try history.append(samples(from: 0, count: 100))
+            do {
+                let history = try AccelerometerHistory(folder: folder, settings: .init(retention: 3600, segmentDuration: 10))
+                try history.append(samples(from: 0, count: 100))
+            }
             let torn = URL(fileURLWithPath: folder).appendingPathComponent("accelerometer-20000.vah")
             _ = FileManager.default.createFile(atPath: torn.path, contents: Data(AccelerometerHistory.header().prefix(11)))
             let reopened = try AccelerometerHistory(folder: folder, settings: .init(retention: 3600, segmentDuration: 10))
@@ -163,6 +165,37 @@ private func segmentFiles(_ folder: String) throws -> [String] {
             }
             #expect(try history.summary().samples == 5)
             #expect(history.lastTime == 10.08)
+        }
+    }
+
+    @Test func aSecondWriterIsRefusedWhileTheFirstAppends() throws {
+        try withFolder { folder in
+            let first = try AccelerometerHistory(folder: folder)
+            let second = try AccelerometerHistory(folder: folder)
+            try first.append(samples(from: 100, count: 50))
+            let error = #expect(throws: HistoryError.self) { try second.append(samples(from: 200, count: 10)) }
+            #expect(error?.code == .inUse)
+            let newer = #expect(throws: HistoryError.self) { try second.appendNewer(samples(from: 300, count: 10)) }
+            #expect(newer?.code == .inUse)
+            try first.append(samples(from: 101, count: 10))
+            #expect(try AccelerometerHistory(folder: folder).summary().samples == 60)
+        }
+    }
+
+    @Test func aWriterCountsWhatAnotherAppendedAfterItOpened() throws {
+        try withFolder { folder in
+            let late = try AccelerometerHistory(folder: folder)  // opened while the folder is empty
+            do {
+                let early = try AccelerometerHistory(folder: folder)
+                try early.append(samples(from: 100, count: 50))
+            }  // released, and its lock with it
+            let error = #expect(throws: HistoryError.self) { try late.append(samples(from: 100.5, count: 10)) }
+            #expect(error?.code == .timeNotIncreasing)
+            #expect(late.lastTime == 100.98)
+            try late.append(samples(from: 200, count: 10))
+            let all = try AccelerometerHistory(folder: folder).samples(from: 0, through: 1000)
+            #expect(all.count == 60)
+            #expect(zip(all, all.dropFirst()).allSatisfy { $0.time < $1.time })
         }
     }
 
