@@ -250,10 +250,7 @@ public struct PulseRecording: Sendable {
             guard n >= 2 else { throw InputError(.tooShort, "\(src): only \(n) data row(s)") }
             for (k, bad) in scan.unusable.enumerated() {
                 if let (at, value) = bad {
-                    let what = value.isNaN ? "an empty, missing (a short line) or NaN value"
-                        : value.isInfinite ? "an infinite value"
-                        : String(format: "the value %g, beyond ±%g (no sensor reads that)", value, PulseAnalyzer.maximumMagnitude)
-                    throw InputError(.nonFinite, "\(src): \(place(at)), column '\(csv.header[signalColumns[k]])' has \(what)")
+                    throw InputError(.nonFinite, "\(src): \(place(at)), column '\(csv.header[signalColumns[k]])' has \(SampleScan.describe(value))")
                 }
             }
             if let rate, !(rate >= 5 && rate <= 10_000) {
@@ -359,9 +356,7 @@ public struct PulseRecording: Sendable {
         guard inputs.count >= 2 else { throw InputError(.tooShort, "\(source): only \(inputs.count) sample(s) of \(column)") }
         // As a CSV's values: the analyzer would skip every such sample and report nothing, with no word why.
         if let (at, value) = scan.unusable[0] {
-            let what = value.isInfinite ? "is infinite"
-                : String(format: "is %g, beyond ±%g (no sensor reads that)", value, PulseAnalyzer.maximumMagnitude)
-            throw InputError(.nonFinite, "\(source): sample \(at) of \(column) \(what)")
+            throw InputError(.nonFinite, "\(source): sample \(at) of \(column) has \(SampleScan.describe(value))")
         }
         let checked = try scan.checked(source: source, names: column, rate: rate, rateIsStatedBesideTimes: false, scale: 1,
                                        place: { "sample \($0)" })
@@ -433,6 +428,13 @@ struct SampleScan {
     private var sums: [Double]
     /// Per channel, the first value the analysis cannot take, and where.
     private(set) var unusable: [(place: Int, value: Double)?]
+
+    /// An unusable value as an error names it: "an infinite value", "the value -2e+300, beyond ±1e+100".
+    static func describe(_ value: Double) -> String {
+        value.isNaN ? "an empty, missing (a short line) or NaN value"
+            : value.isInfinite ? "an infinite value"
+            : String(format: "the value %g, beyond ±%g (no sensor reads that)", value, PulseAnalyzer.maximumMagnitude)
+    }
 
     init(channels: Int, maximumGap: Double) {
         self.maximumGap = maximumGap

@@ -176,7 +176,7 @@ private func same(_ a: [Double], _ b: [Double]) -> Bool {
     /// A value the analysis cannot take (a header's gain of 1e-320 makes them infinite, 1e-300 past
     /// ±1e100) is an error naming the sample, as in a CSV, not a run that reports nothing.
     @Test func valuesTheAnalysisCannotTakeAreRefused() throws {
-        for (bad, says) in [(Double.infinity, "sample 3 of PLETH is infinite"), (-2e300, "sample 3 of PLETH is -2e+300, beyond ±1e+100")] {
+        for (bad, says) in [(Double.infinity, "sample 3 of PLETH has an infinite value"), (-2e300, "sample 3 of PLETH has the value -2e+300, beyond ±1e+100")] {
             var values = (0..<1000).map { sin(2 * Double.pi * 1.2 * Double($0) / 100) }
             values[2] = bad
             do {
