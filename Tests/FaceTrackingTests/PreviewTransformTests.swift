@@ -106,11 +106,10 @@ import Testing
                 try PreviewTransform(imageWidth: 100, imageHeight: 100, viewWidth: w, viewHeight: h)
             }
         }
-        do {
-            _ = try PreviewTransform(imageWidth: 0, imageHeight: 1, viewWidth: 1, viewHeight: 1)
-        } catch {
-            #expect(error.code == .invalidSize && error.message.contains("image width"))
+        let error = #expect(throws: FaceTrackingError.self) {
+            try PreviewTransform(imageWidth: 0, imageHeight: 1, viewWidth: 1, viewHeight: 1)
         }
+        #expect(error?.code == .invalidSize && error?.message.contains("image width") == true)
     }
 }
 

@@ -133,11 +133,8 @@ import SignalProcessing
         var loose = WristRateTracker.Settings()
         loose.driftBPMPerSqrtSecond = 1e300
         #expect((try? WristRateTracker(sampleRate: 125, settings: loose)) != nil)
-        do {
-            _ = try WristRateTracker(sampleRate: 5)
-        } catch {
-            #expect("\(error)".contains("5 Hz"))
-        }
+        let error = #expect(throws: InvalidSettings.self) { try WristRateTracker(sampleRate: 5) }
+        #expect(error?.description.contains("5 Hz") == true)
     }
 
     @Test func samplesThatAreNotNumbersAreSkipped() throws {

@@ -122,10 +122,8 @@ private func same(_ a: [Double], _ b: [Double]) -> Bool {
         let record = try WFDBRecord(headerPath: dir + "/f16.hea")
         #expect(try record.signalIndex(named: nil) == 1)
         #expect(try record.signalIndex(named: "ii") == 0)
-        #expect(throws: InputError.self) { try record.signalIndex(named: "ABP") }
-        do { _ = try record.signalIndex(named: "ABP") } catch let error as InputError {
-            #expect(error.code == .missingColumn && error.message.contains("0: II, 1: PLETH"))
-        }
+        let error = #expect(throws: InputError.self) { try record.signalIndex(named: "ABP") }
+        #expect(error?.code == .missingColumn && error?.message.contains("0: II, 1: PLETH") == true)
     }
 
     /// BIDMC's descriptions end with a comma ("PLETH,"); "16x1" is one sample per frame.
@@ -168,9 +166,8 @@ private func same(_ a: [Double], _ b: [Double]) -> Bool {
         let record = try WFDBRecord(headerPath: dir + "/f16.hea")
         #expect(throws: InputError.self) { try record.values(of: 0) }
         let missing = try folder(["f16.hea": Data(f.header.utf8)])
-        do { _ = try WFDBRecord(headerPath: missing + "/f16.hea").values(of: 0) } catch let error as InputError {
-            #expect(error.code == .fileNotFound)
-        }
+        let error = #expect(throws: InputError.self) { try WFDBRecord(headerPath: missing + "/f16.hea").values(of: 0) }
+        #expect(error?.code == .fileNotFound)
     }
 
     /// A value the analysis cannot take (a header's gain of 1e-320 makes them infinite, 1e-300 past

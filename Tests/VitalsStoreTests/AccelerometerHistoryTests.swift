@@ -144,24 +144,20 @@ private func segmentFiles(_ folder: String) throws -> [String] {
             try history.append(samples(from: 10, count: 5))
             var late = samples(from: 11, count: 5)
             late[3].time = 10.05  // before the last one recorded (10.08)
-            #expect(throws: HistoryError.self) { try history.append(late) }
-            do { try history.append(late) } catch let error as HistoryError {
-                #expect(error.code == .timeNotIncreasing)
-            }
+            let lateError = #expect(throws: HistoryError.self) { try history.append(late) }
+            #expect(lateError?.code == .timeNotIncreasing)
             var repeated = samples(from: 11, count: 5)
             repeated[2].time = repeated[1].time
-            do { try history.append(repeated) } catch let error as HistoryError {
-                #expect(error.code == .timeNotIncreasing)
-            }
+            let repeatedError = #expect(throws: HistoryError.self) { try history.append(repeated) }
+            #expect(repeatedError?.code == .timeNotIncreasing)
             var notANumber = samples(from: 11, count: 5)
             notANumber[4].acceleration.y = .nan
-            do { try history.append(notANumber) } catch let error as HistoryError {
-                #expect(error.code == .invalidSample)
-            }
+            let notANumberError = #expect(throws: HistoryError.self) { try history.append(notANumber) }
+            #expect(notANumberError?.code == .invalidSample)
             for time in [Double.infinity, 1e300] {
-                do { try history.append([AccelerometerSample(time: time, acceleration: Vector3(x: 0, y: 0, z: 1))]) } catch let error as HistoryError {
-                    #expect(error.code == .invalidSample)
-                }
+                let far = [AccelerometerSample(time: time, acceleration: Vector3(x: 0, y: 0, z: 1))]
+                let farError = #expect(throws: HistoryError.self) { try history.append(far) }
+                #expect(farError?.code == .invalidSample)
             }
             #expect(try history.summary().samples == 5)
             #expect(history.lastTime == 10.08)
