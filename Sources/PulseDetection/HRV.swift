@@ -389,13 +389,14 @@ public enum HRV {
 
     /// HRV from consecutive intervals between beats (ms), as HeartPy's `process_rr`; interval i is
     /// placed at time Σ intervals[0...i]. An entry that is not a duration (NaN, infinite, zero or
-    /// negative) is rejected as out of range, and since it leaves the beats after it unplaced in time,
-    /// the spectral series breaks there (as at a gap longer than ``maximumInterpolatedHole``) instead of
-    /// every later time becoming NaN.
+    /// negative, or a day or longer) is rejected as out of range, and since it leaves the beats after
+    /// it unplaced in time, the spectral series breaks there (as at a gap longer than
+    /// ``maximumInterpolatedHole``) instead of every later time becoming NaN, or (after 10³⁰⁰ ms) the
+    /// same time.
     public static func measures(intervals: [Double]) -> HRVResult {
         var t = 0.0
         let times = intervals.map { v -> Double in
-            t += v.isFinite && v > 0 ? v / 1000 : 2 * maximumInterpolatedHole
+            t += v > 0 && v < 86_400_000 ? v / 1000 : 2 * maximumInterpolatedHole
             return t
         }
         return analyse(intervals: intervals, times: times, excluded: [])

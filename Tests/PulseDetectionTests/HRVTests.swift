@@ -401,13 +401,14 @@ private func heartPyReferenceIntervals() -> [Double] {
     }
 
     @Test func anIntervalThatIsNotADurationBreaksTheSpectralSeriesThere() {
-        // 300 intervals; entry 20 is NaN (then -1500): the 279 after it still give LF and HF (a NaN
-        // time used to spread to every later interval and leave no spectrum at all).
+        // 300 intervals; entry 20 is NaN (then -1500, ...): the 279 after it still give LF and HF (a
+        // NaN time used to spread to every later interval and leave no spectrum at all; after 10³⁰⁰
+        // ms every later interval had the same time).
         let clean: [Double] = (0..<300).map { (k: Int) -> Double in
             900 + 40 * sin(Double(k) * 1.3) + 20 * sin(Double(k) * 0.3)
         }
         let reference = HRV.measures(intervals: Array(clean[21...])).measures
-        for bad in [Double.nan, .infinity, -1500, 0] {
+        for bad in [Double.nan, .infinity, -1500, 0, 1e300] {
             var rr = clean
             rr[20] = bad
             let r = HRV.measures(intervals: rr)
