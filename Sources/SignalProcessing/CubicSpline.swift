@@ -19,6 +19,9 @@ public struct CubicSpline: Sendable {
     public init(x: [Double], y: [Double]) {
         precondition(x.count == y.count, "x and y must have the same count")
         precondition(!x.isEmpty, "a spline needs at least one point")
+        for i in x.indices.dropFirst() {
+            precondition(x[i] > x[i - 1], "spline abscissae must increase strictly")
+        }
         self.x = x
         self.y = y
         let n = x.count
@@ -29,7 +32,6 @@ public struct CubicSpline: Sendable {
             var d = [Double](repeating: 0, count: n)
             for i in 1..<(n - 1) {
                 let h0 = x[i] - x[i - 1], h1 = x[i + 1] - x[i]
-                precondition(h0 > 0 && h1 > 0, "spline abscissae must increase strictly")
                 let a = h0, b = 2 * (h0 + h1), cc = h1
                 let rhs = 6 * ((y[i + 1] - y[i]) / h1 - (y[i] - y[i - 1]) / h0)
                 let denom = b - a * c[i - 1]

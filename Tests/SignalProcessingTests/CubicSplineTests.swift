@@ -27,4 +27,14 @@ import Testing
         #expect(CubicSpline(x: [1], y: [5]).value(at: 3) == 5)
         #expect(CubicSpline(x: [0, 2], y: [0, 4]).value(at: 0.5) == 1)
     }
+
+    /// Two points in the wrong order made a spline that answered every query with the first value
+    /// (the ordering was checked only where the tridiagonal system is solved, from three points on).
+    @Test(arguments: [[2.0, 0.0], [1, 1], [0, -1e-300]])
+    func abscissaeThatDoNotIncreaseAreNamedForTwoPointsToo(x: [Double]) async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [x] in
+            _ = CubicSpline(x: x, y: [0, 4])
+        }
+        #expect(exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("spline abscissae must increase strictly") == true)
+    }
 }
