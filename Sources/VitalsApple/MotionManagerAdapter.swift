@@ -16,14 +16,19 @@ public final class MotionManagerAdapter: @unchecked Sendable {
 
     public init() {}
 
-    /// Whether the device has device motion (gyroscope + accelerometer fusion).
-    public var isAvailable: Bool { manager.isDeviceMotionAvailable }
+    /// Whether the device has device motion (gyroscope + accelerometer fusion) in the reference
+    /// frame the adapter uses (`xArbitraryZVertical`).
+    public var isAvailable: Bool {
+        manager.isDeviceMotionAvailable
+            && CMMotionManager.availableAttitudeReferenceFrames().contains(.xArbitraryZVertical)
+    }
 
     /// Starts device-motion updates at `rate` Hz (the SwingWatch sample uses 50; Core Motion allows up
     /// to 100). `handler` runs on the adapter's serial background queue.
-    /// - Throws: `MotionAdapterError.unavailable` when the device has no device motion.
+    /// - Throws: `MotionAdapterError.unavailable` when the device has no device motion, or not in
+    ///   the `xArbitraryZVertical` reference frame (Core Motion leaves checking the frame to the caller).
     public func start(rate: Double = 50, handler: @escaping @Sendable (DeviceMotion) -> Void) throws {
-        guard manager.isDeviceMotionAvailable else { throw MotionAdapterError.unavailable }
+        guard isAvailable else { throw MotionAdapterError.unavailable }
         manager.deviceMotionUpdateInterval = 1 / rate
         manager.startDeviceMotionUpdates(using: .xArbitraryZVertical, to: queue) { motion, error in
             guard error == nil, let motion else { return }

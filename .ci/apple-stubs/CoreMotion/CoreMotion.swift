@@ -5,7 +5,13 @@ public struct CMAcceleration { public var x = 0.0, y = 0.0, z = 0.0 }
 public struct CMRotationRate { public var x = 0.0, y = 0.0, z = 0.0 }
 public struct CMQuaternion { public var x = 0.0, y = 0.0, z = 0.0, w = 1.0 }
 public final class CMAttitude: NSObject { public var roll = 0.0, pitch = 0.0, yaw = 0.0; public var quaternion = CMQuaternion() }
-public enum CMAttitudeReferenceFrame { case xArbitraryZVertical, xArbitraryCorrectedZVertical }
+public struct CMAttitudeReferenceFrame: OptionSet, Sendable {
+    public let rawValue: UInt; public init(rawValue: UInt) { self.rawValue = rawValue }
+    public static let xArbitraryZVertical = CMAttitudeReferenceFrame(rawValue: 1 << 0)
+    public static let xArbitraryCorrectedZVertical = CMAttitudeReferenceFrame(rawValue: 1 << 1)
+    public static let xMagneticNorthZVertical = CMAttitudeReferenceFrame(rawValue: 1 << 2)
+    public static let xTrueNorthZVertical = CMAttitudeReferenceFrame(rawValue: 1 << 3)
+}
 public class CMLogItem: NSObject { public var timestamp: TimeInterval { 0 } }
 public final class CMDeviceMotion: CMLogItem {
     public var attitude = CMAttitude(); public var gravity = CMAcceleration(); public var userAcceleration = CMAcceleration()
@@ -14,6 +20,7 @@ public final class CMDeviceMotion: CMLogItem {
 public typealias CMDeviceMotionHandler = (CMDeviceMotion?, (any Error)?) -> Void
 public final class CMMotionManager: NSObject {
     public override init() {}
+    public class func availableAttitudeReferenceFrames() -> CMAttitudeReferenceFrame { .xArbitraryZVertical }
     public var isDeviceMotionAvailable: Bool { true }
     public var deviceMotionUpdateInterval: TimeInterval = 0.01
     public func startDeviceMotionUpdates(using f: CMAttitudeReferenceFrame, to q: OperationQueue, withHandler h: @escaping CMDeviceMotionHandler) {}
