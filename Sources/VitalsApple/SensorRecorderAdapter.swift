@@ -7,7 +7,8 @@ import MotionAnalysis
 // so that an app can keep them in a `VitalsStore.AccelerometerHistory` or hand them to a detector
 // (`TremorDetector`, `Pedometer`). No algorithm here. Written from Apple's documentation:
 // CMSensorRecorder (isAccelerometerRecordingAvailable(), authorizationStatus(),
-// recordAccelerometer(forDuration:), accelerometerData(from:to:): 12 hours at most per query),
+// recordAccelerometer(forDuration:): 12 hours at most per call, accelerometerData(from:to:): 12 hours
+// at most per query),
 // CMSensorDataList (fast enumeration), CMRecordedAccelerometerData (startDate: the wall-clock time
 // of the sample; acceleration in g).
 
@@ -35,10 +36,14 @@ public final class SensorRecorderAdapter {
     /// Whether the user allowed motion recording (the app needs `NSMotionUsageDescription`).
     public static var isAuthorized: Bool { CMSensorRecorder.authorizationStatus() == .authorized }
 
-    /// Asks the system to record the accelerometer from now for `seconds` (Core Motion keeps the
-    /// samples for several days; no need to stop it).
+    /// Core Motion's longest recording one call may ask for, seconds (`recordAccelerometer(forDuration:)`).
+    private static let maximumRecordingDuration: TimeInterval = 12 * 3600
+
+    /// Asks the system to record the accelerometer from now for `seconds`, at most 12 hours (Core
+    /// Motion's limit: a longer request is shortened to it; call again later to record on). Core
+    /// Motion keeps the samples for up to three days; no need to stop it.
     public func record(forDuration seconds: TimeInterval) {
-        recorder.recordAccelerometer(forDuration: seconds)
+        recorder.recordAccelerometer(forDuration: min(seconds, Self.maximumRecordingDuration))
     }
 
     /// The recorded samples from `start` through `end`, oldest first, read in spans of at most
