@@ -1,4 +1,6 @@
-#if canImport(AVFoundation) && !os(watchOS)
+// AVCaptureDevice and its torch: iOS (and Mac Catalyst), macOS. Not watchOS; not visionOS (no torch API);
+// not tvOS (capture devices from tvOS 17 only; Package.swift sets no tvOS floor, so SwiftPM's older default applies).
+#if canImport(AVFoundation) && !os(watchOS) && !os(tvOS) && !os(visionOS)
 import AVFoundation
 import CoreMedia
 import CoreVideo

@@ -1,4 +1,4 @@
-#if canImport(CoreMotion) && !os(macOS)  // CMMotionManager: iOS, watchOS, Mac Catalyst; not macOS
+#if canImport(CoreMotion) && !os(macOS) && !os(tvOS)  // CMMotionManager: iOS, watchOS, Mac Catalyst, visionOS
 import CoreMotion
 import Foundation
 import MotionAnalysis

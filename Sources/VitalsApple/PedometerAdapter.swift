@@ -1,4 +1,5 @@
-#if canImport(CoreMotion) && !os(macOS)  // CMAltimeter and pedometer events: iOS, watchOS, Mac Catalyst; not macOS
+// CMAltimeter and pedometer events: iOS, watchOS, Mac Catalyst; not macOS, tvOS or visionOS.
+#if canImport(CoreMotion) && !os(macOS) && !os(tvOS) && !os(visionOS)
 import CoreMotion
 import Foundation
 import MotionAnalysis

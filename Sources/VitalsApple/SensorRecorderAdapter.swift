@@ -1,4 +1,5 @@
-#if canImport(CoreMotion) && !os(macOS)  // CMSensorRecorder: iOS, watchOS, Mac Catalyst; not macOS
+// CMSensorRecorder: iOS, watchOS, Mac Catalyst; not macOS, tvOS or visionOS.
+#if canImport(CoreMotion) && !os(macOS) && !os(tvOS) && !os(visionOS)
 import CoreMotion
 import Foundation
 import MotionAnalysis
