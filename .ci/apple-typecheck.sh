@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
 # Type-checks the Apple-only adapters (Sources/VitalsApple) on Linux against the stand-ins in
 # .ci/apple-stubs (see its README): a throwaway package with the stubs as modules named AVFoundation,
-# CoreMedia, CoreVideo, CoreMotion, ImageIO and Vision depends on this repository, so the adapters' `#if canImport`
-# blocks compile. Usage: .ci/apple-typecheck.sh [REPO_ROOT]
+# CoreMedia, CoreVideo, CoreMotion, HealthKit, ImageIO and Vision depends on this repository, so the
+# adapters' `#if canImport` blocks compile. MotionWorkoutAdapter is watchOS-only: its guard also
+# accepts VITALS_TYPECHECK_WATCHOS, which only this build defines (-Xswiftc reaches the dependency's
+# targets too; unsafeFlags in the throwaway package would not). Check.swift names every adapter, so a
+# file its guard left out fails here instead of passing unchecked. Usage: .ci/apple-typecheck.sh [REPO_ROOT]
 set -euo pipefail
 root=$(cd "${1:-$(dirname "$0")/..}" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/Sources/AppleCheck"
-for m in AVFoundation CoreMedia CoreVideo CoreMotion ImageIO Vision; do cp -r "$root/.ci/apple-stubs/$m" "$tmp/Sources/"; done
+for m in AVFoundation CoreMedia CoreVideo CoreMotion HealthKit ImageIO Vision; do cp -r "$root/.ci/apple-stubs/$m" "$tmp/Sources/"; done
 ln -s "$root" "$tmp/vitals"
-echo "import Vitals" > "$tmp/Sources/AppleCheck/Check.swift"
+cat > "$tmp/Sources/AppleCheck/Check.swift" <<'SWIFT'
+import Vitals
+// Every adapter the check covers: a missing one (its `#if` false) is an error.
+let adapters: [Any.Type] = [
+    CameraFrameSource.self, MotionManagerAdapter.self, MotionWorkoutAdapter.self, SensorRecorderAdapter.self,
+    SystemPedometer.self, VisionFaceDetector.self,
+]
+SWIFT
 cat > "$tmp/Package.swift" <<'PKG'
 // swift-tools-version:6.0
 import PackageDescription
@@ -22,16 +32,17 @@ let package = Package(
         .target(name: "CoreVideo", dependencies: ["CoreMedia"]),
         .target(name: "AVFoundation", dependencies: ["CoreMedia", "CoreVideo"]),
         .target(name: "CoreMotion"),
+        .target(name: "HealthKit"),
         .target(name: "ImageIO"),
         .target(name: "Vision", dependencies: ["CoreVideo", "ImageIO"]),
-        .target(name: "AppleCheck", dependencies: ["AVFoundation", "CoreMotion", "Vision", .product(name: "Vitals", package: "vitals")]),
+        .target(name: "AppleCheck", dependencies: ["AVFoundation", "CoreMotion", "HealthKit", "Vision", .product(name: "Vitals", package: "vitals")]),
     ]
 )
 PKG
 cd "$tmp"
-if ! swift build 2>"$tmp/err.txt" >"$tmp/out.txt"; then
+if ! swift build -Xswiftc -DVITALS_TYPECHECK_WATCHOS 2>"$tmp/err.txt" >"$tmp/out.txt"; then
   grep -E "error:" "$tmp/out.txt" "$tmp/err.txt" | sort -u | head -20
   echo "Apple adapters: type check FAILED"
   exit 1
 fi
-echo "Apple adapters (CameraFrameSource, MotionManagerAdapter, SensorRecorderAdapter, SystemPedometer, VisionFaceDetector) type-check against the stubs"
+echo "Apple adapters (CameraFrameSource, MotionManagerAdapter, MotionWorkoutAdapter, SensorRecorderAdapter, SystemPedometer, VisionFaceDetector) type-check against the stubs"

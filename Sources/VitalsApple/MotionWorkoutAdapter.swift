@@ -1,4 +1,7 @@
-#if canImport(HealthKit) && os(watchOS)
+// HKWorkoutSession(healthStore:configuration:) is watchOS 5+ but iOS 26+ only (Apple's availability),
+// above this package's iOS floor, so the adapter is for watchOS only. VITALS_TYPECHECK_WATCHOS is set
+// by .ci/apple-typecheck.sh alone, to type-check the file on Linux against the stubs.
+#if canImport(HealthKit) && (os(watchOS) || VITALS_TYPECHECK_WATCHOS)
 import Foundation
 import HealthKit
 import MotionAnalysis

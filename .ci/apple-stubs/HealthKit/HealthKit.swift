@@ -1,0 +1,43 @@
+// Stand-in declarations for type-checking Sources/VitalsApple on Linux (see ../README.md): the
+// symbols the adapters use (MotionWorkoutAdapter), with the signatures of Apple's documentation
+// (developer.apple.com/documentation/healthkit/...; availability in the comments). Not the framework.
+@_exported import Foundation
+
+/// `enum HKWorkoutActivityType` (NS_ENUM, `init?(rawValue: UInt)`); iOS 8, watchOS 2. Only the case used.
+public enum HKWorkoutActivityType: UInt, Sendable {
+    case tennis = 48
+}
+
+/// `enum HKWorkoutSessionLocationType` (NS_ENUM, `Int`); iOS 10, watchOS 2.
+public enum HKWorkoutSessionLocationType: Int, Sendable {
+    case unknown = 1, indoor, outdoor
+}
+
+/// `class HKHealthStore`; iOS 8, watchOS 2.
+public final class HKHealthStore: NSObject {
+    public override init() {}
+}
+
+/// `class HKWorkoutConfiguration`; iOS 10, watchOS 3.
+public final class HKWorkoutConfiguration: NSObject {
+    public override init() {}
+    /// `var activityType: HKWorkoutActivityType { get set }`
+    public var activityType: HKWorkoutActivityType = .tennis
+    /// `var locationType: HKWorkoutSessionLocationType { get set }`
+    public var locationType: HKWorkoutSessionLocationType = .unknown
+}
+
+/// `class HKWorkoutSession`; watchOS 2, iOS 17 (the class). No `init()`: Apple's is unavailable.
+public final class HKWorkoutSession: NSObject {
+    /// `init(healthStore: HKHealthStore, configuration workoutConfiguration: HKWorkoutConfiguration) throws`;
+    /// watchOS 5, iOS 26.
+    public init(healthStore: HKHealthStore, configuration workoutConfiguration: HKWorkoutConfiguration) throws {}
+    /// `func startActivity(with date: Date?)`; watchOS 5, iOS 17.
+    public func startActivity(with date: Date?) {}
+    /// `func pause()`; watchOS 5, iOS 17.
+    public func pause() {}
+    /// `func resume()`; watchOS 5, iOS 17.
+    public func resume() {}
+    /// `func end()`; watchOS 5, iOS 17.
+    public func end() {}
+}
