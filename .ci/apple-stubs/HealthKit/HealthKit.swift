@@ -27,8 +27,25 @@ public final class HKWorkoutConfiguration: NSObject {
     public var locationType: HKWorkoutSessionLocationType = .unknown
 }
 
+/// `enum HKWorkoutSessionState` (NS_ENUM, `Int`); watchOS 2, iOS 17.
+public enum HKWorkoutSessionState: Int, Sendable {
+    case notStarted = 1, running, ended, paused, prepared, stopped
+}
+
+/// `protocol HKWorkoutSessionDelegate : NSObjectProtocol`; watchOS 2, iOS 17. Both methods required;
+/// HealthKit calls them on an anonymous serial background queue.
+public protocol HKWorkoutSessionDelegate: NSObjectProtocol {
+    /// `func workoutSession(_ workoutSession: HKWorkoutSession, didChangeTo toState: HKWorkoutSessionState, from fromState: HKWorkoutSessionState, date: Date)`
+    func workoutSession(_ workoutSession: HKWorkoutSession, didChangeTo toState: HKWorkoutSessionState,
+                        from fromState: HKWorkoutSessionState, date: Date)
+    /// `func workoutSession(_ workoutSession: HKWorkoutSession, didFailWithError error: any Error)`
+    func workoutSession(_ workoutSession: HKWorkoutSession, didFailWithError error: any Error)
+}
+
 /// `class HKWorkoutSession`; watchOS 2, iOS 17 (the class). No `init()`: Apple's is unavailable.
 public final class HKWorkoutSession: NSObject {
+    /// `weak var delegate: (any HKWorkoutSessionDelegate)? { get set }`; watchOS 2, iOS 17.
+    public weak var delegate: (any HKWorkoutSessionDelegate)?
     /// `init(healthStore: HKHealthStore, configuration workoutConfiguration: HKWorkoutConfiguration) throws`;
     /// watchOS 5, iOS 26.
     public init(healthStore: HKHealthStore, configuration workoutConfiguration: HKWorkoutConfiguration) throws {}
