@@ -99,7 +99,9 @@ public enum StepLogs {
         // whole at once, as it cannot be read again).
         let pipe = !isRegularFile(path)
         let bytes = pipe ? try readInputFile(path, text: true) : try readInputHead(path, count: 512)
-        let head = String(decoding: bytes.prefix(512), as: UTF8.self)
+        // A UTF-8 byte-order mark (a spreadsheet's "CSV UTF-8") is not part of the first field: with
+        // it, a headerless Oxford file's first timestamp was no number and the file a motion log.
+        let head = String(decoding: bytes.prefix(512).dropFirst(bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0), as: UTF8.self)
         let whole = { pipe ? bytes : try readInputFile(path) }
         // The fixed layouts' columns are their own; their unit (m/s²) gives way to --accel-unit.
         let unusedGiven = !options.columns.isEmpty || options.rotationUnit != nil

@@ -32,6 +32,16 @@ struct StepLogsTests {
         }
     }
 
+    @Test("a headerless Oxford file with a UTF-8 byte-order mark is the Oxford layout")
+    func oxfordByteOrderMark() throws {
+        // The mark stayed on the first timestamp, which was then no number: the file was read as a
+        // motion log, "no time column (...); header: 1000000000000,3,...".
+        let path = try write("\u{FEFF}1000000000000,3,0,0,9.80665\r\n1000010000000,3,9.80665,0,0\r\n1000020000000,3,0,-4.903325,0\r\n",
+                             name: "accelerometer.csv")
+        let r = try StepLogs.read(path: path)
+        #expect(r.format == "oxford" && r.time == [0, 0.01, 0.02] && abs(r.acceleration[1].x - 1) < 1e-12)
+    }
+
     @Test("reads an Oxford file with the header its help names; motion-log options reach the motion-log reader")
     func oxfordHeaderAndOptions() throws {
         // The header line `timestamp_ns,sensor_type,x,y,z` made the file a motion log: "no motion
