@@ -77,7 +77,7 @@ struct DashboardCommand: AsyncParsableCommand {
                 throw ValidationError("--column, --rate and --polarity apply to an INPUT file")
             }
             guard Self.simulatedRates.contains(bpm) else {
-                throw ValidationError("--bpm must be 30-240 (got \(bpm.formatted()))")
+                throw ValidationError("--bpm must be 30-240 (got \(String(format: "%g", bpm)))")
             }
             guard liftFor > 0 else { throw ValidationError("--lift-for must be a positive number of seconds") }
             if let bad = liftAt.first(where: { !($0 >= 0) }) { throw ValidationError("--lift-at must be 0 or more seconds (got \(bad))") }

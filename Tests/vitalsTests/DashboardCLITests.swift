@@ -111,6 +111,8 @@ struct DashboardCLITests {
             (["dashboard", "--speed", "0"], "--speed must be from 0.01 to 1000"),
             (["dashboard", "--speed", "1e-21"], "--speed must be from 0.01 to 1000"),  // trapped
             (["dashboard", "--loop"], "--loop replays an INPUT"),
+            // The rate was written with digit grouping: "(got 100,000,000,...)", 400 characters.
+            (["dashboard", "--bpm", "1e308"], "--bpm must be 30-240 (got 1e+308)"),
         ] {
             let run = try vitals(arguments, in: dir)
             #expect(run.status != 0, "\(arguments)")
