@@ -33,6 +33,26 @@ private func checkInputPath(_ path: String) throws {
     }
 }
 
+/// Says why a read waits: called once, on another thread, when opening an input has waited 2 s,
+/// which only a named pipe (FIFO) that nothing has opened for writing makes it do (opening one
+/// waits for a writer, for ever if none comes). `vitals` prints it on stderr; nil says nothing.
+nonisolated(unsafe) public var inputWaitNotice: (@Sendable (String) -> Void)?
+
+/// Opens `path` for reading: a descriptor, or -1 with `errno` set. A named pipe with nothing
+/// writing into it is waited on as `cat` waits, and after 2 s ``inputWaitNotice`` says so.
+func openInput(_ path: String) -> Int32 {
+    var s = stat()
+    guard let notice = inputWaitNotice, stat(path, &s) == 0, s.st_mode & S_IFMT == S_IFIFO else {
+        return open(path, O_RDONLY)
+    }
+    let say = DispatchWorkItem {
+        notice("\(path): a named pipe (FIFO) that nothing writes into yet; waiting for a program to write into it (Ctrl-C stops)")
+    }
+    DispatchQueue.global().asyncAfter(deadline: .now() + 2, execute: say)
+    defer { say.cancel() }
+    return open(path, O_RDONLY)
+}
+
 /// Most bytes a pipe or a device is read into memory up to: it cannot be read twice, so it is held
 /// whole (a regular file is read a block at a time where the reader allows).
 public let maximumHeldInput = 1 << 30
@@ -87,7 +107,9 @@ public func readInputFile(_ path: String, text: Bool = false) throws -> [UInt8] 
 /// - Throws: as ``readInputFile(_:)``.
 func readInputHead(_ path: String, count: Int = 512) throws -> [UInt8] {
     try checkInputPath(path)
-    guard let handle = FileHandle(forReadingAtPath: path) else { throw InputError(.unreadable, "\(path): cannot be read") }
+    let descriptor = openInput(path)
+    guard descriptor >= 0 else { throw InputError(.unreadable, "\(path): cannot be read") }
+    let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
     defer { try? handle.close() }
     do {
         return [UInt8](try handle.read(upToCount: count) ?? Data())
@@ -136,7 +158,7 @@ final class FileBlocks {
 
     /// Opens `path` for reading; nil when it cannot be opened.
     init?(path: String, blockSize: Int) {
-        descriptor = open(path, O_RDONLY)
+        descriptor = openInput(path)
         guard descriptor >= 0 else { return nil }
         storage = .allocate(capacity: 2 * blockSize)
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VitalsIO
 // `stdout`, a C global, named in `main` (Glibc declares it in SwiftGlibc).
 #if canImport(SwiftGlibc)
 @preconcurrency import SwiftGlibc
@@ -32,6 +33,8 @@ struct VitalsCommand: AsyncParsableCommand {
     /// `run()`, the root's "Usage: vitals <subcommand>") and an option's help, 3-4 lines in all.
     /// Help and `--help` print as usual.
     static func main() async {
+        // An input that is a named pipe nothing writes into waits, as `cat` does, but says why.
+        inputWaitNotice = { status($0) }
         var command: any ParsableCommand
         do {
             command = try parseAsRoot()

@@ -493,4 +493,38 @@ struct SimulateTruthTests {
         #expect(run.status != 0 && run.errorLines.count == 1 && run.stderr.contains("/dev/full"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/clip.y4m"))
     }
+
+    /// A named pipe that nothing wrote into made every command that reads a CSV wait silently for
+    /// ever (`vitals motion fifo`). It still waits, as `cat` does, but says why after 2 s; and it
+    /// reads what a writer that comes later writes.
+    @Test func aNamedPipeWithNoWriterSaysWhyItWaits() throws {
+        let dir = try scratchFolder("fifo")
+        let fifo = dir + "/log.csv"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(vitalsBinary))
+        process.arguments = ["motion", fifo]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        Thread.sleep(forTimeInterval: 3.5)
+        // Nonblocking, so the test cannot hang on a program that has gone; 4 s at 50 Hz fits the
+        // pipe's buffer.
+        let writer = open(fifo, O_WRONLY | O_NONBLOCK)
+        #expect(writer >= 0, "vitals is not reading the pipe")
+        if writer >= 0 {
+            let rows = (0..<200).map { "\(Double($0) / 50),0.01,0.02,-1,0,0,0" }
+            let text = Array((["time_s,acc_x,acc_y,acc_z,gyro_x,gyro_y,gyro_z"] + rows).joined(separator: "\n").utf8 + [0x0A])
+            #expect(write(writer, text, text.count) == text.count)
+            close(writer)
+        }
+        for _ in 0..<200 where process.isRunning { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(!process.isRunning)
+        let stderr = String(decoding: err.fileHandleForReading.readToEndRetryingInterrupts(), as: UTF8.self)
+        #expect(stderr.contains("\(fifo): a named pipe (FIFO) that nothing writes into yet"), "\(stderr)")
+        if !process.isRunning { #expect(process.terminationStatus == 0, "\(stderr)") }
+        #expect(String(decoding: out.fileHandleForReading.readToEndRetryingInterrupts(), as: UTF8.self).contains("200 samples"))
+    }
 }
