@@ -46,6 +46,12 @@ struct History: ParsableCommand {
             if let last = history.lastTime, let first = samples.first, first.time <= last {
                 throw CLIError("\(folder) already holds samples up to \(History.date(last)): the log must start after that (--start)")
             }
+            // Retention drops what is older than --retention-hours before the newest sample: a log
+            // that ends that long after everything held (a mistyped --start) would drop it all.
+            if let last = history.lastTime, let newest = samples.last?.time, last < newest - retentionHours * 3600 {
+                let held = try history.summary().samples
+                throw CLIError("\(folder): the log ends at \(History.date(newest)), more than \(retentionHours.formatted()) h (--retention-hours) after the newest of the \(held) samples held (\(History.date(last))), so adding it would drop them all; check --start, or add it to another folder")
+            }
             try history.append(samples)
             try history.synchronize()
             let summary = try history.summary()

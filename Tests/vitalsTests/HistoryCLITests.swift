@@ -22,11 +22,15 @@ struct HistoryCLITests {
         let overlap = try vitals(["history", "add", "h", "b.csv", "--start", "1795514411", "--accel-unit", "g"], in: dir)
         #expect(overlap.status != 0 && overlap.errorLines.count == 1 && overlap.stderr.contains("already holds samples"), "\(overlap.stderr)")
 
+        // A mistyped --start a week later: its retention would drop everything held.
+        let later = try vitals(["history", "add", "h", "b.csv", "--start", "1796119200", "--accel-unit", "g"], in: dir)
+        #expect(later.status != 0 && later.errorLines.count == 1 && later.stderr.contains("would drop them all"), "\(later.stderr)")
+
         let all = try vitals(["history", "export", "h"], in: dir)
         #expect(all.status == 0, "\(all.stderr)")
         let lines = all.stdout.split(separator: "\n")
         #expect(lines.first == "time_s,acc_x(g),acc_y(g),acc_z(g)")
-        #expect(lines.count == 201)
+        try #require(lines.count == 201)
         #expect(lines[1].hasPrefix("1795514400.0,0.0,1.0,-1.0"))
         #expect(lines[101].hasPrefix("1795514410.0,\(sin(1.0).formatted4),"))
 
