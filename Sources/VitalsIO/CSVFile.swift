@@ -287,12 +287,17 @@ public struct CSVFile: Sendable {
         self.separator = separator
     }
 
-    /// The bytes of `path` up to its first `lineBreak` (the whole file when it has none).
+    /// Longest header line read, bytes: thousands of column names fit many times over. A longer first
+    /// line is not a header (one 50-MB line of numbers took 20 s and 0.9 GB to split into names).
+    static let maximumHeaderBytes = 1 << 20
+
+    /// The bytes of `path` up to its first `lineBreak` (the whole file when it has none), or the first
+    /// ``maximumHeaderBytes`` and a little more of a longer line.
     private static func firstLine(of path: String, handle: FileHandle, lineBreak: UInt8) throws -> [UInt8] {
         var line: [UInt8] = []
         do {
             try handle.seek(toOffset: 0)
-            while let block = try handle.read(upToCount: 1 << 16), !block.isEmpty {
+            while line.count <= maximumHeaderBytes, let block = try handle.read(upToCount: 1 << 16), !block.isEmpty {
                 if let end = block.firstIndex(of: lineBreak) {
                     line += block[block.startIndex..<end]
                     break
@@ -348,6 +353,9 @@ public struct CSVFile: Sendable {
         let lineEnd = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
         if hasHeader, bytes[start..<lineEnd].allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) {
             throw InputError(.missingColumn, "\(source): line 1 is empty; the header (the column names) must be the first line")
+        }
+        guard lineEnd - start <= maximumHeaderBytes else {
+            throw InputError(.unsupportedFormat, "\(source): line 1 runs past \(maximumHeaderBytes >> 20) MiB without a line break: not a CSV whose first line names the columns")
         }
         var firstLine = Array(bytes[start..<lineEnd])
         while firstLine.last == 0x0D { firstLine.removeLast() }  // CRLF, and CR CR LF (a CRLF file converted again)
