@@ -121,9 +121,10 @@ struct History: ParsableCommand {
     /// Opens an existing history (export and info never make a folder).
     static func open(_ folder: String) throws -> AccelerometerHistory {
         var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else {
             throw CLIError("\(folder): no such history folder")
         }
+        guard isFolder.boolValue else { throw CLIError("\(folder): not a folder (a history is a folder of segment files)") }
         return try AccelerometerHistory(folder: folder)
     }
 

@@ -64,7 +64,7 @@ struct HistoryCLITests {
         for (arguments, expected) in [
             (["history", "add", "h", "a.csv", "--start", "yesterday"], "neither seconds since 1970 nor an ISO 8601 date"),
             (["history", "export", "nowhere"], "no such history folder"),
-            (["history", "info", "a.csv"], "no such history folder"),
+            (["history", "info", "a.csv"], "a.csv: not a folder"),
             (["history", "add", "a.csv", "a.csv", "--start", "0"], "not a folder"),
         ] {
             let run = try vitals(arguments, in: dir)
