@@ -69,6 +69,7 @@ struct FacesCLITests {
         try Data("not an image\n".utf8).write(to: URL(fileURLWithPath: dir + "/notes.pgm"))
         try Data("P5\n4 4\n255\n12".utf8).write(to: URL(fileURLWithPath: dir + "/short.pgm"))
         try Data("<opencv_storage><cascade>".utf8).write(to: URL(fileURLWithPath: dir + "/bad.xml"))
+        try Data("YUV4MPEG2 W64 H64 F10:1 Ip A1:1 C420jpeg\n".utf8).write(to: URL(fileURLWithPath: dir + "/header-only.y4m"))
         let cases: [([String], String)] = [
             (["faces", "missing.pgm"], "missing.pgm: no such file"),
             (["faces", "notes.pgm"], "not a binary PGM"),
@@ -78,6 +79,8 @@ struct FacesCLITests {
             // Refused at its first block (it read 1 GiB first).
             (["faces", Self.astronaut, "--cascade", "/dev/zero"], "/dev/zero: not a text file"),
             (["faces", Self.astronaut, "--scale-factor", "1.0001"], "--scale-factor must be at least 1.001"),
+            // As `frames` and `heart-rate` say it (it printed "0 frames" and exited 0).
+            (["faces", "header-only.y4m"], "header-only.y4m: the video has no frames"),
         ]
         for (arguments, message) in cases {
             let run = try vitals(arguments, in: dir)
