@@ -287,17 +287,17 @@ public struct CSVFile: Sendable {
         self.separator = separator
     }
 
-    /// Longest header line read, bytes: thousands of column names fit many times over. A longer first
-    /// line is not a header (one 50-MB line of numbers took 20 s and 0.9 GB to split into names).
-    static let maximumHeaderBytes = 1 << 20
+    /// Most columns a header may name: wide sensor exports have hundreds. A first line with more is
+    /// not a header (one 50-MB line of numbers, 2.5 million fields, took 20 s and 0.9 GB to split
+    /// into names before the motion commands said there was no time column).
+    static let maximumColumns = 65_536
 
-    /// The bytes of `path` up to its first `lineBreak` (the whole file when it has none), or the first
-    /// ``maximumHeaderBytes`` and a little more of a longer line.
+    /// The bytes of `path` up to its first `lineBreak` (the whole file when it has none).
     private static func firstLine(of path: String, handle: FileHandle, lineBreak: UInt8) throws -> [UInt8] {
         var line: [UInt8] = []
         do {
             try handle.seek(toOffset: 0)
-            while line.count <= maximumHeaderBytes, let block = try handle.read(upToCount: 1 << 16), !block.isEmpty {
+            while let block = try handle.read(upToCount: 1 << 16), !block.isEmpty {
                 if let end = block.firstIndex(of: lineBreak) {
                     line += block[block.startIndex..<end]
                     break
@@ -354,15 +354,16 @@ public struct CSVFile: Sendable {
         if hasHeader, bytes[start..<lineEnd].allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) {
             throw InputError(.missingColumn, "\(source): line 1 is empty; the header (the column names) must be the first line")
         }
-        guard lineEnd - start <= maximumHeaderBytes else {
-            throw InputError(.unsupportedFormat, "\(source): line 1 runs past \(maximumHeaderBytes >> 20) MiB without a line break: not a CSV whose first line names the columns")
-        }
         var firstLine = Array(bytes[start..<lineEnd])
         while firstLine.last == 0x0D { firstLine.removeLast() }  // CRLF, and CR CR LF (a CRLF file converted again)
         guard let text = String(validating: firstLine, as: UTF8.self) else {
             throw InputError(.notText, "\(source): not a text CSV file (first line is not UTF-8)")
         }
         let sep: UInt8 = text.contains(",") || !text.contains("\t") ? UInt8(ascii: ",") : 0x09
+        let separators = firstLine.reduce(0) { $0 + ($1 == sep ? 1 : 0) }
+        guard separators < maximumColumns else {
+            throw InputError(.unsupportedFormat, "\(source): line 1 has \(separators + 1) fields: not a CSV whose first line names the columns (at most \(maximumColumns))")
+        }
         var headerFields: [Range<Int>] = []
         firstLine.withUnsafeBufferPointer { Self.splitFields($0, 0..<$0.count, separator: sep, into: &headerFields) }
         // A header line wrapped whole in one pair of quotes ("time_s,r,g,b", as some exports write
