@@ -19,6 +19,9 @@ public struct InputError: Error, CustomStringConvertible, Equatable, Sendable {
         self.message = message
     }
     public var description: String { message }
+
+    /// A video that holds no frame (a Y4M header alone): nothing to analyse.
+    static func noFrames(_ path: String) -> InputError { InputError(.empty, "\(path): the video has no frames") }
 }
 
 /// Refuses a `path` with nothing there or a directory there.

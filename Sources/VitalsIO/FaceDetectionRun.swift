@@ -64,7 +64,7 @@ public struct FaceDetectionRun: Sendable {
             }
         } catch is Enough {}
         // As `frames` and `heart-rate` say it (a Y4M header with no frame after it).
-        if frames.isEmpty { throw InputError(.empty, "\(input): the video has no frames") }
+        if frames.isEmpty { throw InputError.noFrames(input) }
         if frames.count == 1 { frames[0].tracked = nil }  // a still image: nothing to follow
         return FaceDetectionRun(
             input: input, width: reader.videoInfo.width, height: reader.videoInfo.height, cascadeName: cascadeName, frames: frames,

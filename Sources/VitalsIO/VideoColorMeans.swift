@@ -43,9 +43,7 @@ public struct VideoColorMeans: Sendable {
         } else {
             samples = try reader.colorSamples(sampler: sampler, progress: report)
         }
-        guard !samples.isEmpty else {
-            throw InputError(.empty, "\(path): the video has no frames")
-        }
+        guard !samples.isEmpty else { throw InputError.noFrames(path) }
         decodingIssues = reader.decodingIssues
     }
 
