@@ -666,7 +666,7 @@ public enum VideoFile {
         // A video is read more than once (its signature, its header, ffprobe then ffmpeg): a pipe
         // gave its first bytes to the signature check and then read as "not a Y4M file".
         switch info.st_mode & S_IFMT {
-        case S_IFREG: break
+        case S_IFREG: if info.st_size == 0 { throw InputError(.empty, "\(path): file is empty") }
         case S_IFDIR: throw InputError(.unreadable, "\(path): a folder, not a video file")
         default: throw InputError(.unreadable, "\(path): not a regular file (a video is read more than once: save a pipe's output to a file first)")
         }

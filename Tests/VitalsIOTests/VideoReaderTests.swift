@@ -54,6 +54,14 @@ struct VideoReaderTests {
         let empty = temporaryPath("empty.y4m")
         _ = FileManager.default.createFile(atPath: empty, contents: Data("YUV4MPEG2 W4 H2 F30:1\n".utf8))
         #expect(inputErrorCode { _ = try VideoColorMeans(path: empty) } == .empty)
+        // A file of no bytes, whatever its name, is empty: it went to ffprobe, which called it
+        // "not a video, or truncated or corrupt".
+        for name in ["nothing.y4m", "nothing.mp4"] {
+            let nothing = temporaryPath(name)
+            _ = FileManager.default.createFile(atPath: nothing, contents: Data())
+            let error = #expect(throws: InputError.self) { _ = try VideoFile.open(path: nothing) }
+            #expect(error?.code == .empty && error?.message == "\(nothing): file is empty")
+        }
     }
 
     /// `simulate finger` checks the free space against ``FingerVideoSimulator/y4mByteCount``: it is
