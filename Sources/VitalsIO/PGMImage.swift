@@ -60,10 +60,14 @@ public enum PGMImage {
             throw InputError(.unsupportedFormat, "\(name): not a binary \(kind) image (it does not start with \(magic))")
         }
         i = 2
-        guard let width = number(), let height = number(), let maxValue = number(),
+        let width = number(), height = number(), maxValue = number()
+        if let maxValue, maxValue > 255, maxValue < 65_536 {
+            throw InputError(.unsupportedFormat, "\(name): a 16-bit \(kind) (maxval \(maxValue)): only 8-bit ones (maxval 1...255) are read")
+        }
+        guard let width, let height, let maxValue,
             width > 0, height > 0, (1...255).contains(maxValue), i < bytes.count, [9, 10, 13, 32].contains(bytes[i])
         else {
-            throw InputError(.unsupportedFormat, "\(name): the \(kind) header is not '\(magic) width height maxval' with maxval 1...255 (16-bit \(kind) is not read)")
+            throw InputError(.unsupportedFormat, "\(name): the \(kind) header is not '\(magic) width height maxval' with positive sides and maxval 1...255")
         }
         i += 1
         let (count, overflow) = width.multipliedReportingOverflow(by: height * channels)

@@ -33,4 +33,14 @@ struct PGMImageTests {
             try PGMImage.decode(Array(text.utf8), name: "x.pgm")
         } throws: { ($0 as? InputError)?.code == code && ($0 as? InputError)?.message.hasPrefix("x.pgm: ") == true }
     }
+
+    /// Only a 16-bit image is told it is 16-bit (every header error said so, a 0x2 size too).
+    @Test func aHeaderErrorNamesWhatIsWrong() {
+        for (text, says) in [("P5\n2 2\n65535\n", "a 16-bit PGM (maxval 65535)"),
+                             ("P5\n0 2\n255\n", "with positive sides and maxval 1...255")] {
+            let error = #expect(throws: InputError.self) { try PGMImage.decode(Array(text.utf8), name: "x.pgm") }
+            #expect(error?.message.contains(says) == true && error?.message.contains("16-bit") == (says.contains("16-bit")),
+                    "\(String(describing: error))")
+        }
+    }
 }
