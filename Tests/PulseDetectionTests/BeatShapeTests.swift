@@ -65,6 +65,7 @@ private func grades(spikeAt spikeBeat: Int? = nil, spikeSize: Double = 4, amplit
 @Test func slowAmplitudeChangesFromBreathingAreNotDoubtful() {
     // ±30 % amplitude modulation at a breathing period of 4 beats.
     let g = grades(amplitudeScale: { 1 + 0.3 * sin(2 * Double.pi * Double($0) / 4) })
+    #expect(g.compactMap { $0 }.count == g.count - BeatShape.initialBeats)  // every beat past the first is graded
     #expect(g.compactMap { $0 }.allSatisfy { !$0.isDoubtful })
 }
 
@@ -81,6 +82,7 @@ private func grades(spikeAt spikeBeat: Int? = nil, spikeSize: Double = 4, amplit
 @Test func turningTheShapeOverMatchesTheRightSignFromTheStart() {
     let right = grades(), late = grades(flipAt: 12.2)
     #expect(right.count == late.count)
+    #expect(right.compactMap { $0 }.count == right.count - BeatShape.initialBeats)  // the loop below compares grades
     for (a, b) in zip(right, late) {
         #expect((a == nil) == (b == nil))
         if let a, let b { #expect(abs(a.correlation - b.correlation) < 1e-12 && a.isDoubtful == b.isDoubtful) }

@@ -90,6 +90,7 @@ import SignalProcessing
         let values = inputs.map { input -> Double in if case .ppg(_, let v) = input { v } else { .nan } }
         let peaks = Peaks.find(values, minDistance: 20, minProminence: 0.05, minHeight: nil)
         let beats = SimulatedFinger.beats(settings: s, until: 10).filter { $0.onset > 0.5 && $0.onset < 9 }
+        #expect(beats.count >= 8)  // 60 bpm: a beat a second
         for beat in beats {
             let near = peaks.filter { abs(inputs[$0.index].time - beat.peak) < 0.02 }
             #expect(near.count == 1, "systolic peak at \(beat.peak)")
@@ -120,11 +121,15 @@ import SignalProcessing
         s.frameRate = 100
         var finger = SimulatedFinger(settings: s)
         let inputs = finger.inputs(duration: 20)
-        let beats = SimulatedFinger.beats(settings: s, until: 19)
-        for beat in beats where beat.onset > 1 {
+        let beats = SimulatedFinger.beats(settings: s, until: 19).filter { $0.onset > 1 }
+        #expect(beats.count >= 15)
+        for beat in beats {
             let atPeak = inputs.min { abs($0.time - beat.peak) < abs($1.time - beat.peak) }!
             let atFoot = inputs.min { abs($0.time - beat.onset) < abs($1.time - beat.onset) }!
-            guard case .ppg(_, let high) = atPeak, case .ppg(_, let low) = atFoot else { continue }
+            guard case .ppg(_, let high) = atPeak, case .ppg(_, let low) = atFoot else {
+                Issue.record("expected PPG inputs, got \(atPeak), \(atFoot)")
+                return
+            }
             #expect(high > low + 0.5)
         }
     }

@@ -186,6 +186,7 @@ import SignalProcessing
         // And a flat PPG is declined, with confidence 0.
         let flat = [Double](repeating: 3, count: run.times.count)
         let none = try WristRateTracker.run(times: run.times, ppg: [flat], acceleration: run.acceleration, sampleRate: 125)
+        #expect(none.count == estimates.count)
         #expect(none.allSatisfy { $0.confidence == 0 && $0.bpm == nil && $0.declined == .flatSignal })
     }
 
@@ -205,6 +206,7 @@ import SignalProcessing
         strict.minimumConfidence = 1
         let declined = try WristRateTracker.run(times: run.times, ppg: [run.ppg], acceleration: run.acceleration,
                                                 sampleRate: 125, settings: strict)
+        #expect(!declined.isEmpty)
         #expect(declined.allSatisfy { $0.bpm == nil && $0.declined != nil && $0.bestGuessBPM.isFinite })
     }
 }

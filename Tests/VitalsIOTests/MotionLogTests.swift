@@ -113,6 +113,7 @@ import MotionAnalysis
         let log = try parse(text)
         #expect(log.hasDeviceMotion && log.userAcceleration == nil)
         let user = try log.deviceMotion().map(\.userAcceleration)
+        #expect(user.count == 100)
         #expect(user.allSatisfy { abs($0.x - 0.5) < 1e-12 && abs($0.z) < 1e-12 })
     }
 

@@ -58,6 +58,7 @@ import Testing
         // about 434): they are left as they are.
         let unclipped = try load("time_s,r,g,b\n" + (0..<300).map { "\(Double($0) / 30),\(300 + 5 * sin(Double($0) / 4)),-0.5,20" }.joined(separator: "\n"), column: nil)
         #expect(unclipped.notes.isEmpty)
+        #expect(try r.inputs.array().count == frames.count)
         for (input, frame) in zip(try r.inputs.array(), frames) {
             guard case .color(let c) = input else { Issue.record("expected colour"); return }
             #expect(abs(c.red - frame.red) < 1e-9 && abs(c.blue - frame.blue) < 1e-9)

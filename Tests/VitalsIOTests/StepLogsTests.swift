@@ -219,6 +219,7 @@ struct StepLogsTests {
                                            pauseMedian: .nan, pause95: .nan, pausesMissing: 0, trialsWithFalsePause: 0,
                                            trialsWithResumeBeforeWalking: 0)
         var gates = StepEvaluation.gaitGates(s)
+        #expect(gates.count == 5)  // the step and resume gates are still there
         #expect(gates.allSatisfy(\.1) && !gates.contains { $0.0.hasPrefix("pause") })
         s.pausesScored = 2
         s.pauseMedian = 1.2
