@@ -33,7 +33,7 @@ import VitalsIO
         var pulse = try FacePulse(frameRate: 30)
         let faces = [FaceObservation(boundingBox: NormalizedRect(x: 0.25, y: 0.2, width: 0.5, height: 0.6), confidence: 0.9)]
         var rates: [Double] = []
-        var random = SystemRandomNumberGenerator()
+        var random = SplitMix64(seed: 7)  // seeded: the same noise every run
         for i in 0..<(30 * 40) {
             let t = Double(i) / 30
             let beat = 1 + 0.006 * sin(2 * Double.pi * 1.05 * t)
