@@ -88,10 +88,10 @@ let package = Package(
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "PulseDetection"], swiftSettings: swiftSettings),
         .testTarget(name: "VitalsIOTests", dependencies: ["VitalsIO", "FaceTracking", "TestSupport"], swiftSettings: swiftSettings),
         // The documentation's code (README, GettingStarted) as an app writes it, through `import Vitals`.
-        .testTarget(name: "DocumentationTests", dependencies: ["Vitals", "VitalsIO", "FaceTracking"], swiftSettings: swiftSettings),
+        .testTarget(name: "DocumentationTests", dependencies: ["Vitals", "VitalsIO", "FaceTracking", "TestSupport"], swiftSettings: swiftSettings),
         // The `vitals` program run as a user runs it (the binary `swift test` builds beside the tests).
         .testTarget(name: "vitalsTests", dependencies: ["VitalsIO", "TestSupport"], swiftSettings: swiftSettings),
         // Helpers shared by test targets (not a product).
-        .target(name: "TestSupport", dependencies: ["PulseDetection"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .target(name: "TestSupport", dependencies: ["SignalProcessing", "PulseDetection", "MotionAnalysis"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
     ]
 )

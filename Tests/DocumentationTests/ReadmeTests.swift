@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Vitals
 import VitalsIO
+import TestSupport
 
 /// The README's portable code, as written there, on generated inputs and the repository's own
 /// bundled files: a README whose calls no longer exist fails to build here.
@@ -121,5 +122,29 @@ import VitalsIO
             return sample
         }
         #expect(sample.time == 1.5 && sample.red == 240 && sample.green == 60 && sample.blue == 30)
+    }
+}
+
+/// The README's motion pattern (Motion: "The detectors are value types fed one `DeviceMotion` at a
+/// time"): samples arrive from a background source through an `AsyncStream`, and one task owns the
+/// detector. `MotionManagerAdapter` is Apple-only; here a task plays generated strokes into the stream
+/// as Core Motion's queue would.
+@Suite struct ReadmeMotionTests {
+    @Test func aDetectorOwnedByOneTaskGetsTheStreamedSamples() async {
+        let trace = Generate.swings([(2, -9, 0.5), (5, 9, 0.5), (8, -9, 0.5)], rate: 50, seconds: 10)
+        let (samples, feed) = AsyncStream.makeStream(of: DeviceMotion.self)
+        let source = Task.detached { for m in trace { feed.yield(m) }; feed.finish() }  // stands in for motion.start
+        let detector = Task {
+            var strokes = StrokeDetector(wrist: .left)            // or SwingWatchDetector, RepCounter, ...
+            var found: [SwingEvent] = []
+            for await m in samples {
+                if let swing = strokes.process(m) { found.append(swing) }
+            }
+            return found
+        }
+        await source.value
+        let swings = await detector.value
+        #expect(swings.map(\.kind) == [.backhand, .forehand, .backhand])
+        #expect(swings.allSatisfy { $0.peakRate > 5 })
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import SignalProcessing
 import Testing
 @testable import MotionAnalysis
+import TestSupport
 
 /// The hand-optimised kernels (SIMD, unrolled blocks with remainders, two lags at a time, running
 /// sums, mirrored buffers) against plain computations of the same thing, over many sizes (0, 1, odd,

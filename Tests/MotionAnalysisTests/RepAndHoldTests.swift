@@ -2,6 +2,7 @@ import Foundation
 import SignalProcessing
 import Testing
 @testable import MotionAnalysis
+import TestSupport
 
 @Suite struct RepCounterTests {
     static let plan: [(reps: Int, period: Double)] = [(8, 3), (5, 4.5), (10, 2.5), (6, 6)]

@@ -2,6 +2,7 @@ import Foundation
 import SignalProcessing
 import Testing
 @testable import MotionAnalysis
+import TestSupport
 
 @Suite struct SwingWatchTests {
     static let trace = Generate.swings([(2, -9, 0.5), (5, -9, 0.5), (8, 9, 0.5), (11, 9, 0.5), (14, -3, 0.5)],

@@ -1,11 +1,11 @@
 import SignalProcessing
 import Foundation
-@testable import MotionAnalysis
+import MotionAnalysis
 
-/// Generated device-motion traces with known answers.
-enum Generate {
+/// Generated device-motion traces with known answers (motion tests and the documentation tests).
+public enum Generate {
     /// A smooth pulse 0 → 1 → 0 over `width` seconds centred at `centre` (sin²).
-    static func pulse(_ t: Double, centre: Double, width: Double) -> Double {
+    public static func pulse(_ t: Double, centre: Double, width: Double) -> Double {
         let u = (t - centre) / width + 0.5
         guard u > 0 && u < 1 else { return 0 }
         let s = sin(Double.pi * u)
@@ -17,7 +17,7 @@ enum Generate {
     /// acceleration spikes to `accelerationPeak` g at each peak. The device is held as a wrist
     /// device is in a ground stroke: its y axis (across the wrist) near vertical, pointing down.
     /// `reportedGravity` replaces the gravity the samples report (an attitude estimate gone wrong).
-    static func swings(_ swings: [(time: Double, peak: Double, width: Double)], rate: Double, seconds: Double,
+    public static func swings(_ swings: [(time: Double, peak: Double, width: Double)], rate: Double, seconds: Double,
                        noise: Double = 0.05, seed: UInt64 = 1, accelerationPeak: Double = 3,
                        reportedGravity: Vector3? = nil) -> [DeviceMotion] {
         var g = SplitMix64(seed: seed)
@@ -44,7 +44,7 @@ enum Generate {
     /// Sets of repetitions: gravity swings between two directions `reps` times per set with `period`
     /// (each rep ends with a pause of 30 % of the period, as prompted reps do),
     /// sets separated by `rest` seconds of standing with small sway.
-    static func reps(sets: [(reps: Int, period: Double)], rest: Double, rate: Double, seed: UInt64 = 3) -> [DeviceMotion] {
+    public static func reps(sets: [(reps: Int, period: Double)], rest: Double, rate: Double, seed: UInt64 = 3) -> [DeviceMotion] {
         var g = SplitMix64(seed: seed)
         var out: [DeviceMotion] = []
         var t = 0.0
