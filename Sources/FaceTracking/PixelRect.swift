@@ -61,3 +61,16 @@ public struct PixelSize: Sendable, Hashable {
     /// No size: no lower bound when used as a minimum, no upper bound as a maximum.
     public static let zero = PixelSize(width: 0, height: 0)
 }
+
+extension Detection {
+    /// This detection as a ``FaceObservation`` of an image `width` x `height` pixels (normalised box;
+    /// confidence: the merged raw detections over 10, at most 1; no roll or yaw, which a cascade does
+    /// not measure).
+    public func observation(width: Int, height: Int) -> FaceObservation {
+        let (w, h) = (Double(width), Double(height))
+        return FaceObservation(
+            boundingBox: NormalizedRect(x: Double(rect.x) / w, y: Double(rect.y) / h, width: Double(rect.width) / w,
+                                        height: Double(rect.height) / h),
+            confidence: min(1, Double(neighbors) / 10))
+    }
+}

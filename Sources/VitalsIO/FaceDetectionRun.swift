@@ -102,16 +102,3 @@ public struct FaceDetectionRun: Sendable {
         ])
     }
 }
-
-extension Detection {
-    /// This detection as a ``FaceObservation`` of an image `width` x `height` pixels (normalised box;
-    /// confidence: the merged raw detections over 10, at most 1; no roll or yaw, which a cascade does
-    /// not measure).
-    public func observation(width: Int, height: Int) -> FaceObservation {
-        let (w, h) = (Double(width), Double(height))
-        return FaceObservation(
-            boundingBox: NormalizedRect(x: Double(rect.x) / w, y: Double(rect.y) / h, width: Double(rect.width) / w,
-                                        height: Double(rect.height) / h),
-            confidence: min(1, Double(neighbors) / 10))
-    }
-}

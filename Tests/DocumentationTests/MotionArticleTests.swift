@@ -11,17 +11,8 @@ import TestSupport
     @Test func theArticlesCodeIsThisFilesCode() throws {
         let here = URL(fileURLWithPath: #filePath)
         let repository = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let article = try String(contentsOf: repository.appendingPathComponent("Sources/MotionAnalysis/MotionAnalysis.docc/GettingStarted.md"), encoding: .utf8)
-        let tests = try String(contentsOf: here, encoding: .utf8).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        let blocks = article.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
-        #expect(blocks.count == 5)
-        for block in blocks {
-            let lines = block.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-            let found = tests.indices.contains { start in
-                start + lines.count <= tests.count && Array(tests[start..<(start + lines.count)]) == lines
-            }
-            #expect(found, "not in the tests as written: \(lines.first ?? "")")
-        }
+        let article = repository.appendingPathComponent("Sources/MotionAnalysis/MotionAnalysis.docc/GettingStarted.md")
+        #expect(try codeBlocks(of: article, standIn: here) == 5)
     }
 
     @Test func rawIMUBecomesDeviceMotion() throws {

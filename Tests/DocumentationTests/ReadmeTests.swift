@@ -27,34 +27,13 @@ import TestSupport
     }
 
     @Test func theFacesPulse() throws {
-        // 40 s of a 64x64 picture whose middle is skin that reddens with a 63-bpm pulse, and a face
-        // the detector reports there.
-        let width = 64, height = 64
-        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        // 40 s of a face whose skin reddens with a 63-bpm pulse, and the detector's box on it.
         var pulse = try FacePulse(frameRate: 30)
-        let faces = [FaceObservation(boundingBox: NormalizedRect(x: 0.25, y: 0.2, width: 0.5, height: 0.6), confidence: 0.9)]
+        let faces = [generatedFace]
         var rates: [Double] = []
-        var random = SplitMix64(seed: 7)  // seeded: the same noise every run
-        for i in 0..<(30 * 40) {
-            let t = Double(i) / 30
-            let beat = 1 + 0.006 * sin(2 * Double.pi * 1.05 * t)
-            for y in 0..<height {
-                for x in 0..<width {
-                    let skin = x >= 12 && x < 52 && y >= 8 && y < 56
-                    let (r, g, b) = skin ? (200 / beat, 150 / (beat * beat), 120 / beat) : (60.0, 60.0, 60.0)
-                    let noise = Double.random(in: -1...1, using: &random)
-                    let o = 4 * (y * width + x)
-                    pixels[o] = UInt8(max(0, min(255, (b + noise).rounded())))
-                    pixels[o + 1] = UInt8(max(0, min(255, (g + noise).rounded())))
-                    pixels[o + 2] = UInt8(max(0, min(255, (r + noise).rounded())))
-                    pixels[o + 3] = 255
-                }
-            }
-            try pixels.withUnsafeBytes { raw in
-                let frame = try Frame(bgra: raw.baseAddress!, width: width, height: height, bytesPerRow: 4 * width, time: t)
-                // As the README writes it:
-                for case .rate(let bpm, _, _) in pulse.process(frame, faces: faces) { rates.append(bpm) }
-            }
+        try forEachPulsingFaceFrame(seconds: 40, bpm: 63) { frame in
+            // As the README writes it:
+            for case .rate(let bpm, _, _) in pulse.process(frame, faces: faces) { rates.append(bpm) }
         }
         #expect(!rates.isEmpty && abs(rates.last! - 63) <= 2)
     }
