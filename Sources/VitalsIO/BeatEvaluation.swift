@@ -137,14 +137,14 @@ public struct BeatEvaluation: Sendable {
 
     /// Refuses R-peak times that cannot be a reference for `recording`: fewer than two, not finite,
     /// not increasing, or not on the recording's clock (fewer than half inside its span).
-    static func checkReference(_ r: [Double], csv: CSVFile, recording: PulseRecording) throws {
-        let src = csv.source
+    /// `place` names where R-peak `i` is written ("line 12", "annotation 12").
+    static func checkReference(_ r: [Double], source src: String, place: (Int) -> String, recording: PulseRecording) throws {
         guard r.count >= 2 else { throw InputError(.tooShort, "\(src): \(r.count) R-peak times; a reference needs at least 2") }
         if let i = r.firstIndex(where: { !$0.isFinite }) {
-            throw InputError(.nonFinite, "\(src): line \(csv.lineNumber(ofRow: i)), column 'time_s' is empty or not finite")
+            throw InputError(.nonFinite, "\(src): \(place(i)), column 'time_s' is empty or not finite")
         }
         if let i = r.indices.dropFirst().first(where: { !(r[$0] > r[$0 - 1]) }) {
-            throw InputError(.badTimestamps, "\(src): line \(csv.lineNumber(ofRow: i)): R-peak time \(r[i]) s does not increase (previous \(r[i - 1]) s)")
+            throw InputError(.badTimestamps, "\(src): \(place(i)): R-peak time \(r[i]) s does not increase (previous \(r[i - 1]) s)")
         }
         let span = recording.startTime...(recording.startTime + recording.duration)
         let outside = r.filter { !span.contains($0) }.count
@@ -154,22 +154,49 @@ public struct BeatEvaluation: Sendable {
         }
     }
 
-    /// Scores every `NAME.csv` (`time_s`, ..., `ppg`) with a `NAME_rpeaks.csv` (`time_s`) in `directory`.
-    public static func run(directory: String, settings: PulseAnalyzer.Settings = .init()) throws -> [BeatEvaluation] {
-        let files = try directoryEntries(directory)
-            .filter { $0.hasSuffix(".csv") && !$0.hasSuffix("_rpeaks.csv") }
-            .filter { FileManager.default.fileExists(atPath: directory + "/" + $0.dropLast(4) + "_rpeaks.csv") }
-        guard !files.isEmpty else { throw InputError(.fileNotFound, "\(directory): no NAME.csv with NAME_rpeaks.csv pairs") }
-        return try files.map { file in
+    /// Scores every `NAME.csv` (`time_s`, ..., `ppg`) with a `NAME_rpeaks.csv` (`time_s`) in `directory`,
+    /// and, given an `annotator` ("atr", "qrs", ...), every PhysioNet record `NAME.hea` with an
+    /// annotation file `NAME.<annotator>`: its PLETH signal against its beat annotations.
+    public static func run(directory: String, annotator: String? = nil,
+                           settings: PulseAnalyzer.Settings = .init()) throws -> [BeatEvaluation] {
+        let entries = try directoryEntries(directory)
+        func exists(_ file: String) -> Bool { FileManager.default.fileExists(atPath: directory + "/" + file) }
+        let files = entries.filter { $0.hasSuffix(".csv") && !$0.hasSuffix("_rpeaks.csv") && exists($0.dropLast(4) + "_rpeaks.csv") }
+        let records = annotator.map { ext in entries.filter { WFDBRecord.isHeader($0) && exists($0.dropLast(4) + "." + ext) } } ?? []
+        guard !files.isEmpty || !records.isEmpty else {
+            throw InputError(.fileNotFound, "\(directory): no NAME.csv with NAME_rpeaks.csv pairs"
+                             + (annotator.map { ", nor NAME.hea records with NAME.\($0) annotations" } ?? ""))
+        }
+        let fromCSV = try files.map { file in
             let name = String(file.dropLast(4))
             let recording = try PulseRecording.load(path: directory + "/" + file, column: "ppg")
             let peaksCSV = try CSVFile(path: directory + "/" + name + "_rpeaks.csv")
             let r = try peaksCSV.numericColumns([try peaksCSV.requireColumn("time_s")])[0]
-            try checkReference(r, csv: peaksCSV, recording: recording)
-            let analysis = try recording.analyse(settings: settings)
-            // The R-peaks are on the file's clock; the analysis counts from its first sample.
-            let rPeaks = r.map { $0 - recording.startTime }
-            return score(name: name, beats: analysis.beats, rPeaks: rPeaks, span: 0...recording.duration)
+            try checkReference(r, source: peaksCSV.source, place: { "line \(peaksCSV.lineNumber(ofRow: $0))" }, recording: recording)
+            return try score(name: name, recording: recording, rPeaks: r, settings: settings)
         }
+        let fromRecords = try records.map { header in
+            let name = String(header.dropLast(4))
+            let record = try WFDBRecord(headerPath: directory + "/" + header)
+            let index = try record.signalIndex(named: nil)
+            let recording = try PulseRecording.signal(record.values(of: index), rate: record.sampleRate,
+                                                      source: directory + "/" + header, column: record.displayName(ofSignal: index))
+            let path = directory + "/" + name + "." + annotator!
+            let annotations = try WFDBAnnotations(path: path)
+            let frequency = annotations.frequency ?? record.sampleRate
+            let r = annotations.annotations.filter(\.isBeat).map { Double($0.sample) / frequency }
+            try checkReference(r, source: path, place: { "beat annotation \($0 + 1)" }, recording: recording)
+            return try score(name: name, recording: recording, rPeaks: r, settings: settings)
+        }
+        return fromCSV + fromRecords
+    }
+
+    /// Analyses `recording` and scores its beats against `r`, R-peak times on the recording's clock.
+    private static func score(name: String, recording: PulseRecording, rPeaks r: [Double],
+                              settings: PulseAnalyzer.Settings) throws -> BeatEvaluation {
+        let analysis = try recording.analyse(settings: settings)
+        // The R-peaks are on the file's clock; the analysis counts from its first sample.
+        let rPeaks = r.map { $0 - recording.startTime }
+        return score(name: name, beats: analysis.beats, rPeaks: rPeaks, span: 0...recording.duration)
     }
 }

@@ -155,6 +155,11 @@ public struct WFDBRecord: Sendable {
         throw InputError(.missingColumn, "\(self.name): \(what); the record's signals are \(names.enumerated().map { "\($0.offset): \($0.element.isEmpty ? "(no description)" : $0.element)" }.joined(separator: ", "))")
     }
 
+    /// Signal `index`'s description, or "signal N" where the header gives none.
+    public func displayName(ofSignal index: Int) -> String {
+        signals[index].description.isEmpty ? "signal \(index)" : signals[index].description
+    }
+
     /// Signal `index`'s samples in physical units (not-a-number where WFDB marks no sample).
     /// - Throws: `InputError` for a missing data file, or one shorter than the header's sample count.
     public func values(of index: Int) throws -> [Double] {

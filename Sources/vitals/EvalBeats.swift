@@ -12,6 +12,11 @@ struct EvalBeats: ParsableCommand {
     var directory: String
 
     @Option(help: ArgumentHelp(
+        "Also score PhysioNet records NAME.hea with an annotation file NAME.<annotator> (atr, qrs, ...).",
+        discussion: "The record's PLETH signal is analysed; its beat annotations (N, V, A, ... as WFDB's isqrs) are the R-peaks."))
+    var annotator: String?
+
+    @Option(help: ArgumentHelp(
         "Recording whose figures the gates apply to, or 'all' for every recording.",
         discussion: "Default: a103l when the folder has it (issue 2's recording), else every recording."))
     var gate: String?
@@ -23,7 +28,7 @@ struct EvalBeats: ParsableCommand {
     var check = false
 
     func run() throws {
-        let results = try CLIError.wrap { try BeatEvaluation.run(directory: directory) }
+        let results = try CLIError.wrap { try BeatEvaluation.run(directory: directory, annotator: annotator) }
         warnUnscored(in: directory, truthSuffix: "_rpeaks.csv")
         // A folder of other recordings (held-back ones, say) is gated on every recording it has.
         let gated: [BeatEvaluation]

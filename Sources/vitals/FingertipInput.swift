@@ -24,8 +24,8 @@ enum FingertipInput {
             if rate != nil { throw InputError(.badOption, "\(path): --rate applies to CSV recordings; a WFDB header gives the rate") }
             let record = try WFDBRecord(headerPath: path)
             let index = try record.signalIndex(named: column)
-            let name = record.signals[index].description.isEmpty ? "signal \(index)" : record.signals[index].description
-            return (try PulseRecording.signal(record.values(of: index), rate: record.sampleRate, source: path, column: name,
+            return (try PulseRecording.signal(record.values(of: index), rate: record.sampleRate, source: path,
+                                              column: record.displayName(ofSignal: index),
                                               polarity: polarity), nil)
         }
         return (try PulseRecording.load(path: path, column: column, rate: rate, polarity: polarity), nil)

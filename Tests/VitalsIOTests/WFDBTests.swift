@@ -194,3 +194,49 @@ private func same(_ a: [Double], _ b: [Double]) -> Bool {
         #expect(abs(recording.gaps[0].from - 3.99) < 1e-9 && abs(recording.gaps[0].to - 6) < 1e-9)
     }
 }
+
+/// Annotation files written by wfdb-python 4.3.1 (`wfdb.wrann`), with what `wfdb.rdann` reads back.
+@Suite struct WFDBAnnotationTests {
+    /// Six annotations with a SKIP over 1023 samples (1500, then 67 900), a rhythm change with its
+    /// text, a number, subtype and channel that change and change back, and wfdb-python's time
+    /// resolution note (250 Hz), which is not an annotation.
+    static let full = "005817fc23232074696d65207265736f6c7574696f6e3a203235300000ecffffffff01000a04ea1500ec0000dc05007005fc284146494200640403f002f401f800ec01003c09000400f000f801380000"
+    /// Three beats, no frequency written.
+    static let beats = "640400ec0000b004002001140000"
+
+    private static func bytes(_ hex: String) -> [UInt8] {
+        stride(from: 0, to: hex.count, by: 2).map { k in
+            let i = hex.index(hex.startIndex, offsetBy: k)
+            return UInt8(hex[i..<hex.index(i, offsetBy: 2)], radix: 16)!
+        }
+    }
+
+    @Test func readsWhatWfdbPythonReads() throws {
+        let file = try WFDBAnnotations(bytes: Self.bytes(Self.full), source: "t.atr")
+        #expect(file.frequency == 250)
+        let a = file.annotations
+        #expect(a.map(\.sample) == [10, 500, 2000, 2100, 70000, 70001])
+        #expect(a.map(\.symbol) == ["N", "V", "+", "N", "N", "~"])
+        #expect(a.map(\.subtype) == [0, 0, 0, 2, 0, 0])
+        #expect(a.map(\.channel) == [0, 0, 0, 1, 0, 0])
+        #expect(a.map(\.number) == [0, 0, 0, 3, 0, 0])
+        #expect(a.map(\.aux) == [nil, nil, "(AFIB", nil, nil, nil])
+        #expect(a.map(\.isBeat) == [true, true, false, true, true, false])
+
+        let plain = try WFDBAnnotations(bytes: Self.bytes(Self.beats), source: "u.qrs")
+        #expect(plain.frequency == nil)
+        #expect(plain.annotations.map(\.sample) == [100, 1300, 1301] && plain.annotations.map(\.symbol) == ["N", "A", "V"])
+    }
+
+    @Test func aTruncatedOrEmptyFileIsNamed() throws {
+        let whole = Self.bytes(Self.full)
+        for (cut, code) in [(Array(whole.prefix(31)), InputError.Code.corrupt),   // inside a SKIP's interval
+                            (Array(whole.prefix(10)), .corrupt),                  // inside the note's text
+                            ([], .empty)] {
+            let error = #expect(throws: InputError.self) { try WFDBAnnotations(bytes: cut, source: "t.atr") }
+            #expect(error?.code == code && error?.message.hasPrefix("t.atr: ") == true, "\(String(describing: error))")
+        }
+        // Without the closing 0 word the annotations read so far stand (the last word is whole).
+        #expect(try WFDBAnnotations(bytes: Array(whole.dropLast(2)), source: "t.atr").annotations.count == 6)
+    }
+}

@@ -102,6 +102,32 @@ struct CLITests {
         #expect(named.status != 0 && named.stderr.contains("(it has rec7)"))
     }
 
+    /// With --annotator, a PhysioNet record (NAME.hea, its PLETH signal) is scored against the beat
+    /// annotations of NAME.<annotator>, as the same finger is as CSV files against their R-peaks.
+    @Test func evalBeatsScoresPhysioNetRecordsAgainstTheirAnnotations() throws {
+        let dir = try scratchFolder("beats-wfdb")
+        try writeSimulatedPPGWithRPeaks(directory: dir, name: "csv")
+        try writeSimulatedPPGAsWFDB(directory: dir, name: "rec")
+        let run = try vitals(["eval", "beats", ".", "--annotator", "atr", "--json"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let recordings = try #require(doc["recordings"] as? [[String: Any]])
+        let byName = Dictionary(uniqueKeysWithValues: recordings.compactMap { r in (r["name"] as? String).map { ($0, r) } })
+        let csv = try #require(byName["csv"]), rec = try #require(byName["rec"])
+        for key in ["sensitivity", "ppv"] {
+            let a = try #require(csv[key] as? Double), b = try #require(rec[key] as? Double)
+            #expect(a >= 0.97 && b >= 0.97, "\(key): CSV \(a), WFDB \(b)")
+        }
+        #expect(rec["r_peaks"] as? Int == 70)
+        let delay = try #require(rec["arrival_delay_ms"] as? Double)
+        #expect(abs(delay - (csv["arrival_delay_ms"] as? Double ?? 0)) <= 15, "\(delay)")
+        // Without --annotator the record is not scored; an annotator no record has is said.
+        let plain = try vitals(["eval", "beats", ".", "--json"], in: dir)
+        #expect(plain.status == 0 && !plain.stdout.contains("\"rec\""))
+        let none = try vitals(["eval", "beats", ".", "--annotator", "qrs"], in: try scratchFolder("beats-none"))
+        #expect(none.status != 0 && none.stderr.contains("nor NAME.hea records with NAME.qrs annotations"), "\(none.stderr)")
+    }
+
     /// A video without its NAME.json is named on stderr, not skipped without a word.
     @Test func evalVideoNamesTheVideosItDoesNotScore() throws {
         let dir = try scratchFolder("videos")
