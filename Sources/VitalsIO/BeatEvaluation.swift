@@ -137,7 +137,7 @@ public struct BeatEvaluation: Sendable {
 
     /// Refuses R-peak times that cannot be a reference for `recording`: fewer than two, not finite,
     /// not increasing, or not on the recording's clock (fewer than half inside its span).
-    /// `place` names where R-peak `i` is written ("line 12", "annotation 12").
+    /// `place` names where R-peak `i` is written ("line 12", "beat annotation 12").
     static func checkReference(_ r: [Double], source src: String, place: (Int) -> String, recording: PulseRecording) throws {
         guard r.count >= 2 else { throw InputError(.tooShort, "\(src): \(r.count) R-peak times; a reference needs at least 2") }
         if let i = r.firstIndex(where: { !$0.isFinite }) {
