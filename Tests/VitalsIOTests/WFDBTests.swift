@@ -1,4 +1,5 @@
 import Foundation
+import SignalProcessing
 import Testing
 @testable import VitalsIO
 
@@ -238,5 +239,26 @@ private func same(_ a: [Double], _ b: [Double]) -> Bool {
         }
         // Without the closing 0 word the annotations read so far stand (the last word is whole).
         #expect(try WFDBAnnotations(bytes: Array(whole.dropLast(2)), source: "t.atr").annotations.count == 6)
+    }
+
+    /// Any bytes are read or refused with an InputError: never a trap (a skip's 32-bit interval, an
+    /// aux length past the end, codes past the mnemonic table).
+    @Test func arbitraryBytesAreReadOrRefusedNeverATrap() {
+        var rng = SplitMix64(seed: 11)
+        var read = 0, refused = 0
+        for _ in 0..<2000 {
+            let count = Int.random(in: 1...64, using: &rng)
+            let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            do {
+                let file = try WFDBAnnotations(bytes: bytes, source: "x.atr")
+                _ = file.annotations.map { ($0.symbol, $0.isBeat) }
+                read += 1
+            } catch is InputError {
+                refused += 1
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
+        #expect(read > 0 && refused > 0 && read + refused == 2000)
     }
 }
