@@ -40,6 +40,18 @@ let package = Package(
 )
 PKG
 cd "$tmp"
+# The stand-ins first: the adapters' `#if canImport(AVFoundation)` is decided when VitalsApple
+# compiles, and nothing orders that after the stand-in modules (VitalsApple cannot depend on this
+# package's targets), so in one build it sometimes compiled before them and left the adapters out
+# (a fresh-clone CI run failed so on 25 Nov 2026, once Check.swift named them; before, it passed
+# without checking them).
+for m in AVFoundation CoreMotion HealthKit Vision; do
+  if ! swift build -Xswiftc -DVITALS_TYPECHECK_WATCHOS --target "$m" 2>"$tmp/err.txt" >"$tmp/out.txt"; then
+    grep -E "error:" "$tmp/out.txt" "$tmp/err.txt" | sort -u | head -20
+    echo "Apple adapters: the $m stand-in does not build"
+    exit 1
+  fi
+done
 if ! swift build -Xswiftc -DVITALS_TYPECHECK_WATCHOS 2>"$tmp/err.txt" >"$tmp/out.txt"; then
   grep -E "error:" "$tmp/out.txt" "$tmp/err.txt" | sort -u | head -20
   echo "Apple adapters: type check FAILED"
