@@ -7,6 +7,11 @@ public struct SimulatedBeat: Sendable, Equatable {
     public var onset: Double
     /// The systolic peak: the top of the beat's main wave, seconds (onset + the systolic delay).
     public var peak: Double
+
+    public init(onset: Double, peak: Double) {
+        self.onset = onset
+        self.peak = peak
+    }
 }
 
 /// A simulated fingertip on a torch-lit phone camera: a deterministic, seeded generator of the frames'

@@ -46,6 +46,10 @@ public enum SimulatedFingerEvaluation {
         /// RMSSD of the true intervals and of the confirmed beats, ms.
         public var rmssdTrue: Double
         public var rmssdMeasured: Double
+        /// RMSSD of the true intervals at the places of the intervals HRV kept (both beats matched to
+        /// consecutive true beats), ms: set beside ``rmssdMeasured`` it gives the error of the beat
+        /// timing alone, apart from which intervals the artefact rules left out (NaN when none matched).
+        public var rmssdTrueKept: Double = .nan
         /// Consecutive confirmed beats less than 50 ms apart (or going back in time).
         public var repeatedConfirmedBeats: Int
 
@@ -53,6 +57,8 @@ public enum SimulatedFingerEvaluation {
         public var rateError: Double? { answeredBPM.map { $0 - truthBPM } }
         /// measured / true - 1.
         public var rmssdError: Double { rmssdMeasured / rmssdTrue - 1 }
+        /// measured / (true over the kept intervals) - 1: the timing's share of ``rmssdError``.
+        public var rmssdTimingError: Double { rmssdMeasured / rmssdTrueKept - 1 }
     }
 
     /// 40, 50, ..., 200 bpm.
@@ -149,9 +155,36 @@ public enum SimulatedFingerEvaluation {
         let trueIntervals = zip(truth3, truth3.dropFirst()).map { ($1.onset - $0.onset) * 1000 }
         let trueDiffs = zip(trueIntervals, trueIntervals.dropFirst()).map { $1 - $0 }
         c.rmssdTrue = (trueDiffs.reduce(0) { $0 + $1 * $1 } / Double(max(1, trueDiffs.count))).squareRoot()
-        c.rmssdMeasured = a3.hrv(from: 15, to: 315)?.measures.rmssd ?? .nan
+        let hrv3 = a3.hrv(from: 15, to: 315)
+        c.rmssdMeasured = hrv3?.measures.rmssd ?? .nan
+        if let hrv3 {
+            c.rmssdTrueKept = Self.rmssdOfTrueIntervals(
+                keptBy: hrv3, beats: a3.beats.map(\.time).filter { $0 >= 15 && $0 <= 315 },
+                truth: SimulatedFinger.beats(settings: s3, until: 320))
+        }
         c.repeatedConfirmedBeats = zip(a3.beats, a3.beats.dropFirst()).filter { $1.time - $0.time < 0.05 }.count
         return c
+    }
+
+    /// The RMSSD (ms) of the true intervals standing where `hrv` kept an interval between `beats`
+    /// (the times it was computed from), with its rule: successive differences of two kept intervals
+    /// in a row. A beat is matched to the true beat whose upstroke it times (from 50 ms before the
+    /// onset to 50 ms after the peak); an interval counts only where its two beats match consecutive
+    /// true beats. NaN when no difference is left.
+    static func rmssdOfTrueIntervals(keptBy hrv: HRVResult, beats: [Double], truth: [SimulatedBeat]) -> Double {
+        var k = 0
+        let matched: [Int?] = beats.map { t in
+            while k < truth.count, truth[k].peak + 0.05 <= t { k += 1 }
+            return k < truth.count && t > truth[k].onset - 0.05 ? k : nil
+        }
+        let kept = hrv.accepted
+        let trueInterval: [Double?] = (0..<min(kept.count, beats.count - 1)).map { i in
+            guard kept[i], let a = matched[i], let b = matched[i + 1], b == a + 1 else { return nil }
+            return (truth[b].onset - truth[a].onset) * 1000
+        }
+        let diffs = zip(trueInterval, trueInterval.dropFirst()).compactMap { a, b in a.flatMap { a in b.map { $0 - a } } }
+        guard !diffs.isEmpty else { return .nan }
+        return (diffs.reduce(0) { $0 + $1 * $1 } / Double(diffs.count)).squareRoot()
     }
 
     /// The batch analysis plus every event with the time of the input that emitted it.
