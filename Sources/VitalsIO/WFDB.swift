@@ -76,9 +76,14 @@ public struct WFDBRecord: Sendable {
         self.sampleCount = sampleCount
         folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         signals = try lines[1...count].map { try Self.signal($0, header: path) }
-        // Signals in one file are interleaved frame by frame: they must share a format to be read here.
+        // Signals in one file are interleaved frame by frame, in the order of their lines, which the
+        // format wants consecutive: they must be, and share a format, to be read here.
         for file in Set(signals.map(\.file)) {
-            let group = signals.filter { $0.file == file }
+            let lines = signals.indices.filter { signals[$0].file == file }
+            guard lines.last! - lines.first! == lines.count - 1 else {
+                throw InputError(.corrupt, "\(path): the signals in \(file) are on lines \(lines.map { String($0 + 2) }.joined(separator: ", ")); a file's signals are listed together")
+            }
+            let group = lines.map { signals[$0] }
             guard Set(group.map(\.format)).count == 1, Set(group.map(\.byteOffset)).count == 1 else {
                 throw InputError(.unsupportedFormat, "\(path): the signals in \(file) mix formats or offsets, which this reader does not take")
             }

@@ -149,6 +149,10 @@ private func same(_ a: [Double], _ b: [Double]) -> Bool {
             ("r 1 250 10\nr.dat 16 lots 12 0 0 0 0 x\n", .corrupt, "not a gain"),
             ("r 1 250 10\n../elsewhere.dat 16 200 12 0 0 0 0 x\n", .unsupportedFormat, "keep the data file beside the header"),
             ("", .empty, "no record line"),
+            ("r 2 250 10\na.dat 16 200 12 0 0 0 0 x\na.dat 212 200 12 0 0 0 0 y\n", .unsupportedFormat, "mix formats"),
+            // Interleaved by line order: a file's signals apart would be read from the wrong places.
+            ("r 3 250 10\na.dat 16 200 12 0 0 0 0 x\nb.dat 16 200 12 0 0 0 0 y\na.dat 16 200 12 0 0 0 0 z\n", .corrupt,
+             "are on lines 2, 4; a file's signals are listed together"),
         ]
         for c in cases {
             let dir = try folder(["r.hea": Data(c.header.utf8)])
