@@ -167,6 +167,11 @@ public struct BeatEvaluation: Sendable {
             throw InputError(.fileNotFound, "\(directory): no NAME.csv with NAME_rpeaks.csv pairs"
                              + (annotator.map { ", nor NAME.hea records with NAME.\($0) annotations" } ?? ""))
         }
+        // One name twice would score one recording twice, under one name, in the pooled figures.
+        let recordNames = Set(records.map { $0.dropLast(4) })
+        if let ext = annotator, let both = files.map({ $0.dropLast(4) }).first(where: recordNames.contains) {
+            throw InputError(.badOption, "\(directory): \(both) is both \(both).csv with \(both)_rpeaks.csv and \(both).hea with \(both).\(ext); keep one of them there")
+        }
         let fromCSV = try files.map { file in
             let name = String(file.dropLast(4))
             let recording = try PulseRecording.load(path: directory + "/" + file, column: "ppg")

@@ -126,6 +126,10 @@ struct CLITests {
         #expect(plain.status == 0 && !plain.stdout.contains("\"rec\""))
         let none = try vitals(["eval", "beats", ".", "--annotator", "qrs"], in: try scratchFolder("beats-none"))
         #expect(none.status != 0 && none.stderr.contains("nor NAME.hea records with NAME.qrs annotations"), "\(none.stderr)")
+        // A record with the name of a CSV pair would be scored, and pooled, twice.
+        try writeSimulatedPPGAsWFDB(directory: dir, name: "csv")
+        let twice = try vitals(["eval", "beats", ".", "--annotator", "atr"], in: dir)
+        #expect(twice.status != 0 && twice.stderr.contains("csv is both csv.csv with csv_rpeaks.csv and csv.hea with csv.atr"), "\(twice.stderr)")
     }
 
     /// A video without its NAME.json is named on stderr, not skipped without a word.
