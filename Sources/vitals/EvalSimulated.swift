@@ -46,7 +46,7 @@ struct EvalSimulated: ParsableCommand {
         var cases: [SimulatedFingerEvaluation.Case] = []
         for set in seed..<(seed + UInt64(sets)) {
             for bpm in list {
-                FileHandle.standardError.write(Data("simulating \(Int(bpm)) bpm\(sets > 1 ? ", set \(set)" : "")\n".utf8))
+                status("simulating \(Int(bpm)) bpm\(sets > 1 ? ", set \(set)" : "")")
                 cases.append(SimulatedFingerEvaluation.evaluate(bpm: bpm, seed: set))
             }
         }

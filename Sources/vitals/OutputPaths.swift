@@ -52,7 +52,7 @@ func isStandardOutput(_ path: String) -> Bool {
 /// `outputs` is standard output, where the summary would be written into that file's content.
 func printSummary(_ text: String, besides outputs: [String?]) {
     if outputs.contains(where: { $0.map(isStandardOutput) ?? false }) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        status(text)
     } else {
         print(text)
     }

@@ -35,7 +35,7 @@ func rotationWarning(_ path: String, degrees: Int) -> String {
     "\(path): players turn this video by \(degrees)°; faces are looked for in its frames as stored, where an upright face lies \(degrees == 180 ? "upside down" : "on its side") and is not found"
 }
 
-/// Writes a progress or display line to stderr.
+/// Writes a line to stderr: progress, a display, an error (stdout stays clean for --json).
 func status(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }

@@ -71,7 +71,7 @@ struct VitalsCommand: AsyncParsableCommand {
         // what it had to on stdout): as ArgumentParser prints them.
         if code == .success || error is ExitCode { exit(withError: error) }
         let line = "Error: " + oneLine(message(for: error)) + (hint.map { " (\($0))" } ?? "")
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        status(line)
         exit(withError: ExitCode(code.rawValue))
     }
 
