@@ -62,6 +62,8 @@ public final class AccelerometerHistory {
     static let recordSize = 32
     static let filePrefix = "accelerometer-"
     static let fileSuffix = ".vah"
+    /// The names of a history's segment files, as a shell pattern.
+    public static let segmentFilePattern = filePrefix + "*" + fileSuffix
     static let lockName = ".writer-lock"
 
     public let folder: URL

@@ -125,7 +125,12 @@ struct History: ParsableCommand {
             throw CLIError("\(folder): no such history folder")
         }
         guard isFolder.boolValue else { throw CLIError("\(folder): not a folder (a history is a folder of segment files)") }
-        return try AccelerometerHistory(folder: folder)
+        let history = try AccelerometerHistory(folder: folder)
+        // Else any folder reads as a history with nothing in it.
+        guard try history.summary().segments > 0 else {
+            throw CLIError("\(folder): holds no accelerometer history (no \(AccelerometerHistory.segmentFilePattern) segment files; `vitals history add` writes them)")
+        }
+        return history
     }
 
     /// Seconds since 1970 from a number or an ISO 8601 date. A date's fraction of a second is read

@@ -65,6 +65,8 @@ struct HistoryCLITests {
             (["history", "add", "h", "a.csv", "--start", "yesterday"], "neither seconds since 1970 nor an ISO 8601 date"),
             (["history", "export", "nowhere"], "no such history folder"),
             (["history", "info", "a.csv"], "a.csv: not a folder"),
+            (["history", "info", "."], ".: holds no accelerometer history (no accelerometer-*.vah segment files"),
+            (["history", "export", "."], ".: holds no accelerometer history"),
             (["history", "add", "a.csv", "a.csv", "--start", "0"], "not a folder"),
         ] {
             let run = try vitals(arguments, in: dir)
