@@ -109,7 +109,7 @@ struct DashboardCommand: AsyncParsableCommand {
             settings.bpm = bpm
             settings.seed = seed
             settings.liftOffs = liftAt.sorted().map { $0..<($0 + liftFor) }
-            let lifts = liftAt.isEmpty ? "" : ", lifted at " + liftAt.sorted().map { "\($0.formatted()) s" }.joined(separator: ", ")
+            let lifts = liftAt.isEmpty ? "" : ", lifted at " + liftAt.sorted().map { String(format: "%g s", $0) }.joined(separator: ", ")
             return (LiveInputs(simulated: settings, limit: seconds), settings.frameRate,
                     .init(source: "simulated finger, \(bpm.formatted()) bpm\(lifts)", speed: speed, contactSensing: true))
         }

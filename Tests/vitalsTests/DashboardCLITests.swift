@@ -57,7 +57,8 @@ struct DashboardCLITests {
     @Test func servesThePageAndStreamsEventsOnAFreePort() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(vitalsBinary))
-        process.arguments = ["dashboard", "--port", "0", "--seconds", "6", "--speed", "3", "--bpm", "90"]
+        // A lift-off after the end: only the page's description shows it (plainly, not 1,000,000,...).
+        process.arguments = ["dashboard", "--port", "0", "--seconds", "6", "--speed", "3", "--bpm", "90", "--lift-at", "1e30"]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -93,7 +94,7 @@ struct DashboardCLITests {
         session.invalidateAndCancel()
         let events = collector.events
         #expect(events.count >= 30)
-        #expect(events.first?.hasPrefix(#"{"type": "hello", "source": "simulated finger, 90 bpm""#) == true)
+        #expect(events.first?.hasPrefix(#"{"type": "hello", "source": "simulated finger, 90 bpm, lifted at 1e+30 s""#) == true)
         #expect(events.contains { $0.hasPrefix(#"{"type": "waveform""#) })
 
         // --seconds ends the program: 6 s of input at 3x take 2 s.
