@@ -182,7 +182,10 @@ public enum SimulatedFingerEvaluation {
             guard kept[i], let a = matched[i], let b = matched[i + 1], b == a + 1 else { return nil }
             return (truth[b].onset - truth[a].onset) * 1000
         }
-        let diffs = zip(trueInterval, trueInterval.dropFirst()).compactMap { a, b in a.flatMap { a in b.map { $0 - a } } }
+        let diffs = zip(trueInterval, trueInterval.dropFirst()).compactMap { a, b -> Double? in
+            guard let a, let b else { return nil }
+            return b - a
+        }
         guard !diffs.isEmpty else { return .nan }
         return (diffs.reduce(0) { $0 + $1 * $1 } / Double(diffs.count)).squareRoot()
     }

@@ -79,11 +79,11 @@ public struct WFDBRecord: Sendable {
         // Signals in one file are interleaved frame by frame, in the order of their lines, which the
         // format wants consecutive: they must be, and share a format, to be read here.
         for file in Set(signals.map(\.file)) {
-            let lines = signals.indices.filter { signals[$0].file == file }
-            guard lines.last! - lines.first! == lines.count - 1 else {
-                throw InputError(.corrupt, "\(path): the signals in \(file) are on lines \(lines.map { String($0 + 2) }.joined(separator: ", ")); a file's signals are listed together")
+            let indices = signals.indices.filter { signals[$0].file == file }
+            guard indices.last! - indices.first! == indices.count - 1 else {
+                throw InputError(.corrupt, "\(path): \(file) holds the header's signals \(indices.map { String($0 + 1) }.joined(separator: ", ")), not listed together as the format has them")
             }
-            let group = lines.map { signals[$0] }
+            let group = indices.map { signals[$0] }
             guard Set(group.map(\.format)).count == 1, Set(group.map(\.byteOffset)).count == 1 else {
                 throw InputError(.unsupportedFormat, "\(path): the signals in \(file) mix formats or offsets, which this reader does not take")
             }

@@ -152,7 +152,7 @@ private func same(_ a: [Double], _ b: [Double]) -> Bool {
             ("r 2 250 10\na.dat 16 200 12 0 0 0 0 x\na.dat 212 200 12 0 0 0 0 y\n", .unsupportedFormat, "mix formats"),
             // Interleaved by line order: a file's signals apart would be read from the wrong places.
             ("r 3 250 10\na.dat 16 200 12 0 0 0 0 x\nb.dat 16 200 12 0 0 0 0 y\na.dat 16 200 12 0 0 0 0 z\n", .corrupt,
-             "are on lines 2, 4; a file's signals are listed together"),
+             "a.dat holds the header's signals 1, 3, not listed together"),
         ]
         for c in cases {
             let dir = try folder(["r.hea": Data(c.header.utf8)])
