@@ -11,9 +11,11 @@ talks to it on 127.0.0.1 only; every wait is bounded, and the program is killed 
   files   under `ulimit -n 64`, a viewer on /events, then 100 clients connect: is the program still
           running, how many of them were refused (503), does the viewer still get events, is the
           page served once they leave, and the status after SIGTERM.
+  stall   a viewer on /events stops reading (the finger at 100x fills its buffers): is it closed
+          once a write has waited the default 30 s, and is a new viewer served.
 
 Prints one JSON line per check and exits 1 when one fails what the README promises (431 for a
-head over 32 KiB, 408 after 10 s, 503 past the connection limit, SIGTERM ends the program within
+head over 32 KiB, 408 after 10 s, 503 past the connection limit, a stalled viewer closed, SIGTERM ends the program within
 2 s with status 0). Usage: bench/check_dashboard_clients.py [VITALS] [--checks heads,sweep,...]
 """
 import argparse, json, socket, subprocess, sys, threading, time
@@ -24,8 +26,8 @@ PAGE = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
 class Dashboard:
     """`vitals dashboard --port 0`, optionally under `ulimit -n`, with the port it printed."""
 
-    def __init__(self, vitals, files=None):
-        command = [vitals, "dashboard", "--port", "0"]
+    def __init__(self, vitals, files=None, arguments=()):
+        command = [vitals, "dashboard", "--port", "0", *arguments]
         if files:
             command = ["sh", "-c", 'ulimit -n %d && exec "$0" "$@"' % files] + command
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -196,7 +198,38 @@ def check_files(vitals, files=64, clients=100):
                 sigterm_seconds=seconds, status=status)
 
 
-CHECKS = dict(heads=check_heads, sweep=check_sweep, trickle=check_trickle, files=check_files)
+def check_stall(vitals, timeout=30):
+    """A viewer that stops reading, under the default write timeout, with the finger at 100x."""
+    dashboard = Dashboard(vitals, arguments=("--speed", "100"))
+    stalled = socket.socket()
+    stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+    stalled.connect(("127.0.0.1", dashboard.port))
+    stalled.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    time.sleep(timeout + 5)  # the buffers fill within a few seconds, then a write waits
+    start, drained, closed = time.monotonic(), 0, False
+    stalled.settimeout(1)
+    while time.monotonic() - start < 10:
+        try:
+            data = stalled.recv(65536)
+        except socket.timeout:
+            continue
+        except OSError:
+            closed = True
+            break
+        if not data:
+            closed = True
+            break
+        drained += len(data)
+    viewer = dashboard.connect()
+    viewer.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    fresh, _ = answer(viewer, 5)
+    seconds, status = dashboard.stop()
+    ok = closed and (fresh or "").startswith("HTTP/1.1 200") and status == 0
+    return dict(check="stall", ok=ok, stalled_viewer_closed=closed, bytes_it_held=drained, new_viewer=fresh,
+                sigterm_seconds=seconds, status=status)
+
+
+CHECKS = dict(heads=check_heads, sweep=check_sweep, trickle=check_trickle, files=check_files, stall=check_stall)
 
 
 def main():

@@ -15,6 +15,9 @@ import Foundation
 /// - At most ``connectionLimit()`` connections are served at once, fewer than the process may
 ///   open files; past it a new one is answered 503 and closed. FlyingFox's accept loop rethrows
 ///   the failure to accept when files run out (EMFILE), which ended the server and the program.
+/// - A write the client does not take within the server's write timeout (a viewer that stopped
+///   reading, a laptop gone to sleep: its socket's buffers are full) closes the connection, so such
+///   viewers do not hold the connections' places for as long as they stay connected.
 /// - A failure to accept all the same (files taken by something else) is waited out. A process
 ///   out of files may still be ended by libdispatch: its worker monitor opens /proc/TID/stat
 ///   every second and traps when it cannot. Hence the files kept free.
@@ -37,13 +40,22 @@ struct BoundedHTTPServer: Sendable {
     /// Bytes asked of the socket in one read.
     private static let readSize = 4096
 
+    /// Each connection's send buffer, bytes (the system may double it): the page's largest file
+    /// goes in a few writes, and a viewer's events, a few kB a second, in one.
+    static let sendBufferBytes: Int32 = 64 * 1024
+    /// The default ``writeTimeout``, seconds.
+    static let defaultWriteTimeout = 30.0
+
     private let socket: Socket
     private let pool: any AsyncSocketPool
     private let handler: any HTTPHandler
+    /// How long one write may wait for the client to take it before the connection is closed.
+    let writeTimeout: Duration
 
     /// Opens the listening socket.
     /// - Throws: `SocketError` when the address cannot be bound (a port in use, say).
-    init(address: some SocketAddress, handler: some HTTPHandler) throws {
+    init(address: some SocketAddress, handler: some HTTPHandler, writeTimeout: Duration = .seconds(defaultWriteTimeout)) throws {
+        self.writeTimeout = writeTimeout
         socket = try Socket(domain: Int32(type(of: address).family))
         do {
             try socket.setValue(true, for: .localAddressReuse)
@@ -108,6 +120,9 @@ struct BoundedHTTPServer: Sendable {
                     group.addTask { try await accept(from: listener) }
                     if open < limit {
                         open += 1
+                        // Bounds the kernel's memory for a viewer that stops reading (the system
+                        // grows a send buffer to 4 MiB here); a viewer reading along needs far less.
+                        try? client.socket.setValue(Self.sendBufferBytes, for: .sendBufferSize)
                         group.addTask {
                             await serve(client)
                             return .closed
@@ -180,8 +195,24 @@ struct BoundedHTTPServer: Sendable {
 
     /// The next bytes from `client`, or nil if none come before `deadline`.
     private func read(_ client: AsyncSocket, before deadline: ContinuousClock.Instant) async throws -> [UInt8]? {
-        try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
-            group.addTask { try await client.read(atMost: Self.readSize) }
+        try await Self.result(before: deadline) { try await client.read(atMost: Self.readSize) }
+    }
+
+    /// A write the client did not take within ``writeTimeout``.
+    private struct WriteTimedOut: Error {}
+
+    /// Writes `data` to `client`, or throws `WriteTimedOut` when it has not all gone within ``writeTimeout``.
+    private func write(_ data: Data, to client: AsyncSocket) async throws {
+        guard try await Self.result(before: .now + writeTimeout, of: { try await client.write(data) }) != nil else {
+            throw WriteTimedOut()
+        }
+    }
+
+    /// What `operation` returns, or nil when it has not finished by `deadline` (it is then cancelled).
+    private static func result<T: Sendable>(before deadline: ContinuousClock.Instant,
+                                            of operation: @escaping @Sendable () async throws -> T) async throws -> T? {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await operation() }
             group.addTask {
                 try await Task.sleep(until: deadline, clock: .continuous)
                 return nil
@@ -233,8 +264,8 @@ struct BoundedHTTPServer: Sendable {
         }
         let status = "\(response.version.rawValue) \(response.statusCode.code) \(response.statusCode.phrase)"
         let fields = headers.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue): \($0.value)" }
-        try await client.write(Data(([status] + fields).map { $0 + "\r\n" }.joined().appending("\r\n").utf8))
+        try await write(Data(([status] + fields).map { $0 + "\r\n" }.joined().appending("\r\n").utf8), to: client)
         guard withBody else { return }
-        for try await chunk in body { try await client.write(chunk) }
+        for try await chunk in body { try await write(chunk, to: client) }
     }
 }

@@ -57,6 +57,9 @@ struct DashboardCommand: AsyncParsableCommand {
     @Option(help: "Simulated finger: seed of its noise and rhythm.")
     var seed: UInt64 = 1
 
+    @Option(help: "Seconds a viewer may leave a write untaken (it stopped reading, or its machine sleeps) before its connection is closed.")
+    var writeTimeout: Double = BoundedHTTPServer.defaultWriteTimeout
+
     /// Fastest replay: past this a second of 30-fps input is 1 ms of wall time, too fast to watch.
     static let maximumSpeed = 1000.0
     /// Slowest replay: a second of input over 100 s. Far slower, a sample's wait overflowed the
@@ -71,6 +74,9 @@ struct DashboardCommand: AsyncParsableCommand {
             throw ValidationError("--speed must be from \(Self.minimumSpeed) to \(Int(Self.maximumSpeed)) (got \(speed))")
         }
         if let seconds, !(seconds > 0) { throw ValidationError("--seconds must be a positive number of seconds") }
+        guard writeTimeout >= 0.1, writeTimeout <= 86_400 else {
+            throw ValidationError("--write-timeout must be from 0.1 to 86400 seconds (got \(String(format: "%g", writeTimeout)))")
+        }
         if input == nil {
             if loop { throw ValidationError("--loop replays an INPUT; the simulated finger runs on by itself") }
             if column != nil || rate != nil || polarity != .asRecorded {
@@ -89,7 +95,7 @@ struct DashboardCommand: AsyncParsableCommand {
     func run() async throws {
         let (inputs, sampleRate, session) = try makeInputs()
         let hub = DashboardHub(state: DashboardState(session: session))
-        let server = try CLIError.wrap { try DashboardServer(host: host, port: UInt16(port), hub: hub) }
+        let server = try CLIError.wrap { try DashboardServer(host: host, port: UInt16(port), hub: hub, writeTimeout: writeTimeout) }
         try await server.serve { url in
             // Unbuffered, so a script reading the first line has it at once.
             FileHandle.standardOutput.write(Data((url + "\n").utf8))

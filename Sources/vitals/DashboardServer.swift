@@ -15,7 +15,7 @@ struct DashboardServer {
     /// Listens on `host`:`port` at once (serving starts with ``serve(onListening:feed:)``).
     /// - Throws: `CLIError` for a host that is not an IP address, an address that cannot be served
     ///   (a port in use, say) or a build without the page.
-    init(host: String, port: UInt16, hub: DashboardHub) throws {
+    init(host: String, port: UInt16, hub: DashboardHub, writeTimeout: Double = BoundedHTTPServer.defaultWriteTimeout) throws {
         self.hub = hub
         let ip = host == "localhost" ? "127.0.0.1" : host
         requested = ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
@@ -43,7 +43,7 @@ struct DashboardServer {
             throw CLIError("--host \(host): not an IP address (127.0.0.1, 0.0.0.0, ::1)")
         }
         do {
-            server = try BoundedHTTPServer(address: address, handler: routes)
+            server = try BoundedHTTPServer(address: address, handler: routes, writeTimeout: .milliseconds(Int64(writeTimeout * 1000)))
         } catch let error as SocketError {
             throw CLIError("cannot serve on \(requested): \(Self.reason(error))")
         }
