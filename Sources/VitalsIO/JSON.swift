@@ -103,6 +103,12 @@ public indirect enum JSON: Sendable, Equatable {
 
     private static func quote(_ s: String, into out: inout String) {
         out += "\""
+        // Most strings (every key) need no escape: appended whole.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += s
+            out += "\""
+            return
+        }
         for u in s.unicodeScalars {
             switch u {
             case "\"": out += "\\\""
