@@ -87,7 +87,7 @@ public actor DashboardHub {
     }
 }
 
-/// Runs inputs through the live pipeline (``PulseAnalyzer/process(_:emit:)``) paced by their
+/// Runs inputs through the live pipeline (`PulseAnalyzer.process(_:emit:)` in PulseDetection) paced by their
 /// timestamps, and publishes what it reports to a hub: what the page shows is what an app would.
 public enum LiveFeed {
     /// Feeds `inputs` at `speed` until they end (then tells the viewers, and returns the last input's

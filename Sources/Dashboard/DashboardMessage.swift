@@ -11,9 +11,9 @@ public enum DashboardMessage: Sendable, Equatable {
     case hello(Session)
     /// Points of the pulse waveform, in time order (one live, or the recent history for a late viewer).
     case waveform([WaveformSample])
-    /// A live beat (``PulseEvent/beat(_:)``): time and interval since the previous one.
+    /// A live beat (`PulseEvent.beat(_:)` in PulseDetection): time and interval since the previous one.
     case beat(time: Double, intervalMs: Double?)
-    /// A beat confirmed by the beat tracker (``PulseEvent/confirmedBeat(_:)``), the kind HRV uses.
+    /// A beat confirmed by the beat tracker (`PulseEvent.confirmedBeat(_:)`), the kind HRV uses.
     case confirmedBeat(time: Double, intervalMs: Double?)
     /// The heart rate as the page shows it.
     case rate(RateReading)

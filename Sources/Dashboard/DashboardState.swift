@@ -2,9 +2,9 @@ import PulseDetection
 import SignalProcessing
 
 /// What the dashboard shows, kept from the pipeline's events: the state machine between
-/// ``PulseAnalyzer`` and the viewers.
+/// `PulseAnalyzer` (PulseDetection) and the viewers.
 ///
-/// ``process(_:)`` turns each ``PulseEvent`` into the messages to send to every viewer (the
+/// ``process(_:)`` turns each `PulseEvent` into the messages to send to every viewer (the
 /// waveform thinned to at most ``Settings/waveformRate``; a declined window becomes a rate of "—");
 /// ``snapshot`` is what a viewer who connects late gets at once: the session, contact, rate,
 /// quality, HRV and the recent waveform and beats.
@@ -51,7 +51,7 @@ public struct DashboardState: Sendable {
     ///   - session: what is shown (its `windowSeconds` is taken from `settings`).
     ///   - settings: display settings.
     /// - Precondition: `settings.windowSeconds` is a positive number up to
-    ///   ``PulseAnalyzer/maximumWindowSeconds``, `waveformRate` a positive number up to 10 kHz, and
+    ///   `PulseAnalyzer.maximumWindowSeconds` (PulseDetection), `waveformRate` a positive number up to 10 kHz, and
     ///   `hrvWindowSeconds` as ``RunningHRV`` takes it: the waveform and beats kept are sized by
     ///   them (NaN or infinite values trapped converting to Int without a word).
     public init(session: DashboardMessage.Session, settings: Settings = Settings()) {

@@ -1,7 +1,7 @@
 import PulseDetection
 
 /// HRV over the confirmed beats of a sliding window, with the batch analysis's exclusions
-/// (``PulseAnalysis/hrv(from:to:)``: intervals across gaps, beats of doubtful shape or found while the
+/// (`PulseAnalysis.hrv(from:to:)` in PulseDetection: intervals across gaps, beats of doubtful shape or found while the
 /// rate was declined, and the interval rules' artefacts stay out).
 ///
 /// - Complexity: each ``add(_:)`` is O(beats in the window): the measures are recomputed from them.
@@ -16,7 +16,8 @@ public struct RunningHRV: Sendable {
     /// - Parameters:
     ///   - windowSeconds: seconds of beats the measures cover.
     ///   - minimumIntervals: accepted intervals needed before the measures are given.
-    ///   - minimumConfidence: the pipeline's minimum rate confidence (``PulseAnalyzer/Settings/minimumConfidence``).
+    ///   - minimumConfidence: the pipeline's minimum rate confidence (`PulseAnalyzer.Settings.minimumConfidence`
+    ///     in PulseDetection).
     /// - Precondition: `windowSeconds` is a positive finite number: with NaN or infinity no beat
     ///   ever left the window, which grew for as long as beats came (and each beat cost more).
     public init(windowSeconds: Double, minimumIntervals: Int, minimumConfidence: Double) {

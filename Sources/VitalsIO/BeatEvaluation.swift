@@ -40,7 +40,14 @@ public struct BeatEvaluation: Sendable {
     public var medianKeptIntervalErrorMS: Double { Statistics.median(keptIntervalErrorsMS) }
     public var p90KeptIntervalErrorMS: Double { Statistics.percentile(keptIntervalErrorsMS, 90) }
 
-    /// - Parameter span: the times (s) the recording covers, if known: see the type's description.
+    /// - Parameters:
+    ///   - name: the recording's name, kept in the result to label its row.
+    ///   - beats: the detected beats, times in seconds on the R-peaks' clock (their `isArtifact` flags
+    ///     decide which intervals HRV keeps).
+    ///   - rPeaks: the ECG's R-peak times, seconds, in increasing order.
+    ///   - tolerance: how far (s) a beat, shifted back by the arrival delay, may lie from an R-peak
+    ///     and still match it; 0.15 by default.
+    ///   - span: the times (s) the recording covers, if known: see the type's description.
     public static func score(name: String, beats: [Beat], rPeaks: [Double], tolerance: Double = 0.15,
                              span: ClosedRange<Double>? = nil) -> BeatEvaluation {
         let times = beats.map(\.time)
@@ -118,7 +125,7 @@ public struct BeatEvaluation: Sendable {
     }
 
     /// Marks R-peaks next to an R-R interval more than 30 % away from the median of its neighbours
-    /// (``HRV/localReferences(_:inRange:)``, the reference HRV's own artefact rules use): a sinus
+    /// (`HRV.localReferences(_:inRange:references:)` in PulseDetection, the reference HRV's own artefact rules use): a sinus
     /// rhythm does not change that fast, so either the heart skipped (ectopy) or the R-peak detector
     /// did (spurious or missed R-peaks in a noisy ECG).
     public static func implausibleReferences(_ rPeaks: [Double]) -> [Bool] {

@@ -656,7 +656,10 @@ public enum VideoFile {
         extensions.contains(URL(fileURLWithPath: path).pathExtension.lowercased())
     }
 
-    /// - Parameter options: ffmpeg decoding options (downscale, program path); ignored for Y4M.
+    /// - Parameters:
+    ///   - path: the video file; it must be a regular file (a pipe or a folder is refused), since a
+    ///     video is read more than once.
+    ///   - options: ffmpeg decoding options (downscale, program path); ignored for Y4M.
     /// - Throws: `InputError` (`fileNotFound`, `unsupportedFormat`, `toolMissing`, `corrupt`, ...).
     public static func open(path: String, options: FFmpegVideoReader.Options = .init()) throws -> any VideoFrameReader {
         var info = stat()

@@ -1,7 +1,7 @@
 import FaceTracking
 import Foundation
 
-/// Face detection speed: ``FaceDetector/detect(in:)`` with default parameters (scale factor 1.1,
+/// Face detection speed: `FaceDetector.detect(in:)` (FaceTracking) with default parameters (scale factor 1.1,
 /// 3 neighbours) on one 640x480 frame, per frame.
 ///
 /// The frame: the bundled 512x512 grayscale astronaut photograph (one frontal face), its first 480
@@ -14,6 +14,8 @@ public enum FaceBenchmarks {
 
     /// Runs the benchmark when its name contains `filter` (always when nil).
     /// - Parameters:
+    ///   - filter: a part of the benchmark's name that selects it (nil: run it).
+    ///   - rounds: how many times the frame is searched (at least once); the fastest round is reported.
     ///   - astronaut: the 512x512 photograph.
     ///   - cascade: the cascade to run.
     public static func run(filter: String? = nil, rounds: Int = 7, astronaut: GrayImage, cascade: CascadeClassifier) -> [BenchmarkResult] {

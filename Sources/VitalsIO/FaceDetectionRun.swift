@@ -10,7 +10,7 @@ public struct FaceDetectionRun: Sendable {
         public var time: Double
         /// The faces found, in pixels.
         public var faces: [Detection]
-        /// The faces followed through a video (``FaceTracker``: stable IDs, smoothed boxes in
+        /// The faces followed through a video (`FaceTracker` in FaceTracking: stable IDs, smoothed boxes in
         /// normalised image coordinates; a face is reported from its third frame); nil for a still
         /// image.
         public var tracked: [TrackedFace]? = nil
@@ -35,6 +35,11 @@ public struct FaceDetectionRun: Sendable {
     /// image (BT.601 or BT.709 luma in the stream's range: for full-range RGB sources such as PNG,
     /// 0.299 R + 0.587 G + 0.114 B, as OpenCV's conversion).
     /// - Parameters:
+    ///   - input: the path of the image or video, kept in the result.
+    ///   - cascade: the classifier the detector runs (a Haar or LBP cascade read from OpenCV's XML).
+    ///   - cascadeName: a name for the cascade (its file name), kept in the result as its `cascade`.
+    ///   - parameters: the detector's search parameters (scale factor, neighbours, smallest and
+    ///     largest face).
     ///   - maxFrames: stop after this many frames (nil: all).
     /// - Throws: `InputError` for a missing, unreadable or undecodable input.
     public static func run(

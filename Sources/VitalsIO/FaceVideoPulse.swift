@@ -3,8 +3,9 @@ import Foundation
 import PulseDetection
 
 /// Heart rate from a face in a video, without touching anything: the cascade detector
-/// (``FaceDetector`` on the luma plane) looks for faces a few times a second, and ``FacePulse`` (the
-/// live path: ``FaceTracker``, ``SkinRegions``, ``SkinPulseTracker``) reads the pulse of the largest
+/// (FaceTracking's `FaceDetector` on the luma plane) looks for faces a few times a second, and
+/// `FacePulse` (FaceTracking; the live path: `FaceTracker` and `SkinRegions` from FaceTracking,
+/// `SkinPulseTracker` from PulseDetection) reads the pulse of the largest
 /// face's forehead and cheeks frame by frame. Frames without a followed face give the regions no
 /// colour (the remote pulse holds the last one, and counts the frame as left out).
 public struct FaceVideoPulse: Sendable {

@@ -59,6 +59,12 @@ public struct FaceVideoSimulator: Sendable {
 
     /// - Parameters:
     ///   - rgb: the picture, 8-bit R, G, B interleaved, rows packed (`width * height * 3` bytes).
+    ///   - width: the picture's width, pixels (at least 16); the video's frames are as wide, cut to
+    ///     an even number.
+    ///   - height: the picture's height, pixels (at least 16); cut to an even number in the video
+    ///     likewise.
+    ///   - configuration: the heart rate, clip length, frame rate, flicker, sway, noise, skin region
+    ///     and seed of the clip.
     /// - Throws: `InputError(.badOption)` for a size that does not match, a rate, length, heart rate,
     ///   amplitude or noise out of range, or a picture without skin-coloured pixels in the region.
     public init(rgb: [UInt8], width: Int, height: Int, configuration: Configuration = .init()) throws {
@@ -113,7 +119,7 @@ public struct FaceVideoSimulator: Sendable {
 
     public var frameCount: Int { Int((configuration.seconds * Double(configuration.frameRate)).rounded(.down)) }
 
-    /// The stream header ``writeY4M(to:)`` writes (full range). Odd sizes are cut to even ones.
+    /// The stream header ``FaceVideoSimulator/writeY4M(to:progress:)`` writes (full range). Odd sizes are cut to even ones.
     public var y4mHeader: Y4MHeader {
         Y4MHeader(width: width & ~1, height: height & ~1, frameRateNumerator: configuration.frameRate, range: .full)
     }

@@ -243,7 +243,9 @@ public struct FingerVideoSimulator: Sendable {
     }
 
     /// Writes the whole clip to a Y4M file (full range, `XCOLORRANGE=FULL`).
-    /// - Parameter progress: called with the fraction done (0...1) after each frame.
+    /// - Parameters:
+    ///   - path: the file to write (replaced if it exists).
+    ///   - progress: called with the fraction done (0...1) after each frame.
     /// - Throws: `InputError` when the file cannot be written.
     public func writeY4M(to path: String, progress: ((Double) -> Void)? = nil) throws {
         try Y4MWriter.writeClip(to: path, header: y4mHeader, frames: frameCount, render: { renderFrame($0, into: $1) },

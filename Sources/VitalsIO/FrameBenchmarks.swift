@@ -65,7 +65,9 @@ public enum FrameBenchmarks {
     }
 
     /// Runs every frame benchmark whose name contains `filter` (all when nil).
-    /// - Parameter rounds: rounds per benchmark; the fastest is reported.
+    /// - Parameters:
+    ///   - filter: a part of a benchmark's name that selects it (nil: every frame benchmark).
+    ///   - rounds: rounds per benchmark; the fastest is reported.
     public static func run(filter: String? = nil, rounds: Int = 7) -> [BenchmarkResult] {
         var results: [BenchmarkResult] = []
         for (w, h) in sizes {

@@ -37,6 +37,9 @@ public enum HeartRateHTMLReport {
     /// The page for one analysed recording.
     /// - Parameters:
     ///   - input: the input's name as shown to the reader.
+    ///   - recording: the recording analysed: its sample rate, columns, gaps and covered span are
+    ///     drawn and tabulated.
+    ///   - analysis: the pipeline's result over `recording` (rates, beats, HRV, quality).
     ///   - waveform: the strips collected while `analysis` ran.
     public static func html(input: String, recording: PulseRecording, analysis: PulseAnalysis, waveform: Waveform) -> String {
         let duration = recording.coveredDuration

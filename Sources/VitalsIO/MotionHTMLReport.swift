@@ -31,8 +31,10 @@ public enum MotionHTMLReport {
     /// The page for one log.
     /// - Parameters:
     ///   - file: the log's name as shown to the reader.
+    ///   - log: the log read: its times, gaps, sample rate and notes are shown.
     ///   - motion: the device motion the detectors read (from the log, or the attitude filter's).
     ///   - derived: whether gravity came from the attitude filter (said on the page).
+    ///   - f: what the detectors found in `motion` (sets of reps, swings, holds, impacts, tremor).
     public static func html(file: String, log: MotionLog, motion: [DeviceMotion], derived: Bool, findings f: Findings) -> String {
         let duration = log.time.last ?? 0
         let gaps = log.gaps.map { (from: log.time[$0.index - 1], to: log.time[$0.index]) }

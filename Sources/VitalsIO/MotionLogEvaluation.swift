@@ -73,7 +73,10 @@ public enum MotionEvaluation {
 
     /// Feeds the filter the log's raw acceleration (gravity + user acceleration, g) and rotation
     /// rate, and compares the gravity it derives with the log's own.
-    /// - Parameter file: the log's path (named in the result and in errors).
+    /// - Parameters:
+    ///   - log: the log, read; it needs gravity, user acceleration and rotation rate columns.
+    ///   - file: the log's path (named in the result and in errors).
+    ///   - parameters: the attitude filter's parameters (correction gain, acceleration tolerance).
     /// - Throws: `InputError.missingColumn` when the log lacks gravity, user acceleration or rotation rate.
     public static func attitude(log: MotionLog, file: String, parameters: AttitudeFilter.Parameters) throws -> AttitudeResult {
         let (gravity, user, rate) = try attitudeColumns(log, file: file)
@@ -252,7 +255,11 @@ extension MotionEvaluation {
     }
 
     /// Runs the stroke detector and SwingWatch on one tennis-ace file and checks SwingWatch parity.
-    /// - Parameter options: how to read the log (column mapping, units), as `vitals swings` takes them.
+    /// - Parameters:
+    ///   - file: the path of the tennis-ace log; its name gives the stroke type (forehand, backhand,
+    ///     serve, idle) the swings are scored against.
+    ///   - wrist: the wrist the watch was worn on (it decides forehand from backhand); right by default.
+    ///   - options: how to read the log (column mapping, units), as `vitals swings` takes them.
     public static func swings(file: String, wrist: Wrist = .right, options: MotionLogOptions = .init()) throws -> SwingResult {
         let log = try MotionLog.read(path: file, options: options)
         let motion = try log.deviceMotion(filter: .responsive)
@@ -363,7 +370,11 @@ extension MotionEvaluation {
 
     /// Counts reps in one Exermote log (gravity only) and matches each detected set to the labelled
     /// set it overlaps most; a labelled set with no detection counts 0 reps.
-    /// - Parameter options: how to read the log (column mapping, units), as `vitals reps` takes them.
+    /// - Parameters:
+    ///   - file: the path of the Exermote log; its `exerciseType` and `timeStampSaved` columns give
+    ///     the labelled sets.
+    ///   - parameters: the rep counter's parameters (its defaults unless given).
+    ///   - options: how to read the log (column mapping, units), as `vitals reps` takes them.
     public static func reps(file: String, parameters: RepCounter.Parameters = .init(),
                             options: MotionLogOptions = .init()) throws -> RepFileResult {
         let log = try MotionLog.read(path: file, options: options)

@@ -119,8 +119,9 @@ public struct PulseRecording: Sendable {
         }
     }
 
-    /// Runs the pulse pipeline over the recording (``PulseAnalysis/run(_:sampleRate:settings:observe:)``
-    /// at ``sampleRate``), reading a CSV file's samples a run at a time.
+    /// Runs the pulse pipeline over the recording (PulseDetection's
+    /// `PulseAnalysis.run(_:sampleRate:settings:observe:)` at ``sampleRate``), reading a CSV file's
+    /// samples a run at a time.
     /// - Throws: as ``Inputs/forEachChunk(_:)``.
     public func analyse(settings: PulseAnalyzer.Settings = .init(),
                         observe: ((PulseEvent) -> Void)? = nil) throws -> PulseAnalysis {
@@ -131,6 +132,7 @@ public struct PulseRecording: Sendable {
     /// Loads and validates a recording.
     ///
     /// - Parameters:
+    ///   - path: the CSV file to read.
     ///   - column: the signal column; nil looks for `r,g,b` (or `red,green,blue`) colour means.
     ///   - rate: the sample rate, Hz, when the file has no `time_s` (or `time_ms`) column.
     ///   - maximumGap: longer silences are reported as gaps, seconds.
@@ -338,7 +340,7 @@ public struct PulseRecording: Sendable {
     /// Values that are not numbers (WFDB's "no sample") are left out, so a run of them longer than
     /// `maximumGap` is a gap, analysed either side.
     /// - Throws: `InputError` as ``load(path:column:rate:maximumGap:polarity:)``: infinite values or
-    ///   ones beyond ±``PulseAnalyzer/maximumMagnitude`` (`nonFinite`), a rate outside 5 Hz...10 kHz,
+    ///   ones beyond ±`PulseAnalyzer.maximumMagnitude` (PulseDetection; `nonFinite`), a rate outside 5 Hz...10 kHz,
     ///   too little data, a flat signal.
     public static func signal(_ values: [Double], rate: Double, source: String, column: String,
                               polarity: Polarity = .asRecorded, maximumGap: Double = 1) throws -> PulseRecording {

@@ -1,7 +1,7 @@
 import PulseDetection
 import SignalProcessing
 
-/// Issue 2's simulated-finger figures: the pipeline on ``PulseDetection/SimulatedFinger`` recordings at
+/// Issue 2's simulated-finger figures: the pipeline on `SimulatedFinger` (PulseDetection) recordings at
 /// 40-200 bpm with the simulator's default impairments (±3 ms timestamp jitter, 2 % dropped frames,
 /// baseline drift, 2 motion spikes a minute) at 30 fps, against the simulator's true beats.
 ///

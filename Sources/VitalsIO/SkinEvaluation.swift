@@ -27,6 +27,10 @@ public struct SkinEvaluation: Sendable {
 
     /// Scores every video the `truth.csv` of `directory` (or of each of its subfolders) lists.
     /// - Parameters:
+    ///   - directory: the folder holding `truth.csv` and the region videos, or subfolders (cohorts)
+    ///     that each do.
+    ///   - method: how the remote pulse combines R, G and B into one signal (POS by default, CHROM,
+    ///     or green alone).
     ///   - progress: called with each video's name (`GROUP/VIDEO`) before it is decoded.
     ///   - unscored: called with each video file (`GROUP/FILE`) that no `truth.csv` row names, before
     ///     any is decoded.

@@ -2,8 +2,8 @@ import PulseDetection
 import SignalProcessing
 
 /// Mean colours of one or more regions of skin seen by a camera over the same frames (a face's
-/// forehead and cheeks; a video of a skin patch each), for the remote pulse: ``SkinPulseTracker``
-/// turns each region's colours into a pulse signal (``RemotePulse``) and tracks the rate over the
+/// forehead and cheeks; a video of a skin patch each), for the remote pulse: `SkinPulseTracker`
+/// (PulseDetection) turns each region's colours into a pulse signal (`RemotePulse`) and tracks the rate over the
 /// regions together, declining windows whose spectrum holds no clear peak.
 public struct SkinRecording: Sendable {
     public var source: String
@@ -77,21 +77,22 @@ public struct SkinRecording: Sendable {
 
     /// The remote pulse of every region and the rate tracked over them together.
     public struct Analysis: Sendable {
-        /// Per region, frames left out (see ``RemotePulse/rejectedFrames``).
+        /// Per region, frames left out (see `RemotePulse.rejectedFrames` in PulseDetection).
         public var rejectedFrames: [Int]
         /// Per region, the windows it counted in (a region is left out of a window in which it lost
-        /// most of its frames; see ``SkinPulseTracker``).
+        /// most of its frames; see `SkinPulseTracker` in PulseDetection).
         public var windowsCounted: [Int]
         public var estimates: [WristRateTracker.Estimate]
         /// Per region, whether it counted in any window.
         public var used: [Bool] { windowsCounted.map { $0 > 0 } }
-        /// The rate the windows agree on, bpm (``RemotePulse/consensus(_:agreementBPM:minimumAgreement:minimumAnswered:)``);
+        /// The rate the windows agree on, bpm (`RemotePulse.consensus(_:agreementBPM:minimumAgreement:minimumAnswered:)`
+        /// in PulseDetection);
         /// nil when they do not.
         public var heartRate: Double? { consensus.bpm }
         public var consensus: (bpm: Double?, agreement: Double) { RemotePulse.consensus(estimates) }
     }
 
-    /// Runs ``SkinPulseTracker`` (the live path) over the recording's regions.
+    /// Runs `SkinPulseTracker` (PulseDetection; the live path) over the recording's regions.
     /// - Throws: `InvalidSettings` for settings the pulse or the tracker cannot use at this frame rate.
     public func analyse(pulse settings: RemotePulse.Settings = .init(),
                         tracker trackerSettings: WristRateTracker.Settings = SkinPulseTracker.defaultTrackerSettings) throws -> Analysis {

@@ -25,7 +25,9 @@ public enum StepEvaluation {
 
     /// Runs every usable recording under `directory` (folders holding `accelerometer.csv`,
     /// `stepcounter.csv`, `steps_truth.json`); `usable: false` folders are skipped.
-    /// - Parameter options: `accelerationUnit` overrides the layout's m/s² (`--accel-unit`).
+    /// - Parameters:
+    ///   - directory: the Oxford set's folder: one subfolder per recording.
+    ///   - options: `accelerationUnit` overrides the layout's m/s² (`--accel-unit`).
     /// - Throws: `InputError` when the folder is missing or holds no recording.
     public static func oxford(directory: String, options: MotionLogOptions = .init()) throws -> [OxfordResult] {
         let fm = FileManager.default
@@ -115,7 +117,10 @@ public enum StepEvaluation {
     public static let standingNeeded = 3.0
 
     /// Runs every `NAME_lb.txt` with a `NAME.json` under `directory`.
-    /// - Parameter options: `accelerationUnit` overrides the layout's m/s² (`--accel-unit`).
+    /// - Parameters:
+    ///   - directory: the IPOL gait set's folder, each trial's `NAME_lb.txt` beside its `NAME.json`
+    ///     (heel strikes and trial boundaries in samples).
+    ///   - options: `accelerationUnit` overrides the layout's m/s² (`--accel-unit`).
     /// - Throws: `InputError` when the folder is missing or holds no trial.
     public static func gait(directory: String, options: MotionLogOptions = .init()) throws -> [GaitResult] {
         let fm = FileManager.default

@@ -137,8 +137,11 @@ public enum StepLogs {
     /// gravity. The set logs one sensor per file (its type code differs between phones: 2 or 3), so
     /// every row is taken as an accelerometer row, and a file mixing sensor types is refused rather
     /// than read as one sensor.
+    /// - Parameters:
+    ///   - bytes: the file's contents.
+    ///   - source: the file's name, used in error messages and kept as the recording's source.
+    ///   - accelerationScale: g per unit of the x, y, z columns (m/s² by default).
     /// - Throws: `InputError` (non-numeric field, mixed sensor types, time going backwards, too few rows).
-    /// - Parameter accelerationScale: g per unit of the x, y, z columns (m/s² by default).
     public static func readOxford(bytes: [UInt8], source: String,
                                   accelerationScale: Double = 1 / standardGravity) throws -> AccelerationRecording {
         let firstLine = bytes.prefix { $0 != 0x0A }
@@ -162,8 +165,11 @@ public enum StepLogs {
 
     /// Reads an IPOL gait file (`*_lb.txt`): header lines, then tab-separated `PacketCounter, Acc_X,
     /// Acc_Y, Acc_Z, ...` in m/s² at the stated acquisition frequency (100 Hz when not stated).
+    /// - Parameters:
+    ///   - bytes: the file's contents.
+    ///   - source: the file's name, used in error messages and kept as the recording's source.
+    ///   - accelerationScale: g per unit of the Acc columns (m/s² by default).
     /// - Throws: `InputError` (no header row, missing columns, non-numbers).
-    /// - Parameter accelerationScale: g per unit of the Acc columns (m/s² by default).
     public static func readIPOL(bytes: [UInt8], source: String,
                                 accelerationScale: Double = 1 / standardGravity) throws -> AccelerationRecording {
         var rate = 100.0

@@ -14,6 +14,7 @@ public struct VideoColorMeans: Sendable {
 
     /// Decodes `path` (Y4M natively, anything else through ffmpeg) and takes each frame's mean colour.
     /// - Parameters:
+    ///   - path: the video file to decode.
     ///   - sampler: region and stride of the mean.
     ///   - options: ffmpeg options (downscale, program path).
     ///   - progress: called with the fraction done (0...1, from timestamps and the stated duration).
@@ -76,7 +77,7 @@ public struct VideoColorMeans: Sendable {
     }
 
     /// The typical frame interval, seconds (0 for a single frame, or times that do not increase):
-    /// the mean of the intervals within a factor ``gapRatio`` of the median (give or take one
+    /// the mean of the intervals within a factor of 1.5 (`gapRatio`) of the median (give or take one
     /// timestamp tick), so a gap or a dropped frame (which doubles an interval) does not lengthen it. Without those,
     /// it is (last - first) / (frames - 1). The median alone is biased by timestamps rounded to a
     /// coarse tick: Matroska's whole milliseconds make a 240-fps video's intervals 4 and 5 ms,

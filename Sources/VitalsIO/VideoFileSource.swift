@@ -13,7 +13,10 @@ public final class VideoFileSource: FrameSource, @unchecked Sendable {
     private let lock = NSLock()
     private var recording: RecordingSource?
 
-    /// - Parameter maxDimension: let ffmpeg shrink frames to at most this many pixels a side (nil: full size).
+    /// - Parameters:
+    ///   - path: the video file, decoded when `start()` is called.
+    ///   - sampler: region and stride of each frame's mean colour (the whole frame, every pixel, by default).
+    ///   - maxDimension: let ffmpeg shrink frames to at most this many pixels a side (nil: full size).
     public init(path: String, sampler: FrameSampler = try! FrameSampler(), maxDimension: Int? = 160) {
         self.path = path
         self.sampler = sampler

@@ -5,7 +5,7 @@ import SignalProcessing
 /// Per-tile statistics gathered while a video is decoded, in memory that does not depend on the
 /// video's length except for one number per frame (the frame-to-frame change, 8 bytes).
 ///
-/// Fed with the tile means of each frame (``TileGrid``), it counts how often each tile's red sits at
+/// Fed with the tile means of each frame (`TileGrid`, PulseDetection), it counts how often each tile's red sits at
 /// the sensor's ceiling (clipped by the torch) and records how much the tiles change from one frame
 /// to the next, from which ``FrameStep/detect(changes:frameRate:)`` finds a periodic step (a video
 /// encoder's keyframe cadence, for one).
@@ -31,7 +31,7 @@ public struct TileStatistics: Sendable {
         clippedFrames = Array(repeating: 0, count: grid.count)
     }
 
-    /// Adds one frame's tile means (`grid.count` of them, as ``TileGrid/sample(_:into:)`` writes).
+    /// Adds one frame's tile means (`grid.count` of them, as `TileGrid.sample(_:into:)` writes).
     public mutating func add(_ tiles: [ColorSample]) {
         precondition(tiles.count == grid.count, "expected \(grid.count) tile means")
         if previous.count == tiles.count {

@@ -2,14 +2,14 @@ import Foundation
 import PulseDetection
 import SignalProcessing
 
-/// `vitals eval wrist`: ``WristRateTracker`` against ECG heart rates on recordings laid out as the
+/// `vitals eval wrist`: `WristRateTracker` (PulseDetection) against ECG heart rates on recordings laid out as the
 /// IEEE Signal Processing Cup 2015 set: `NAME.csv` (PPG and accelerometer columns, no time column)
 /// beside `NAME_bpm.csv` (`window_start_s,window_end_s,bpm`: the ECG's rate over each window).
 ///
 /// Each truth window is scored against the estimate for the window that starts at the same time
 /// (within a quarter of the hop): the tracker with the accelerometer (its answered windows, and
 /// every window's best guess), the same tracker without it (`motionSuppression` 0, every window),
-/// and the fingertip pipeline (``PulseAnalysis``) on the first PPG column over the same windows,
+/// and the fingertip pipeline (`PulseAnalysis`, PulseDetection) on the first PPG column over the same windows,
 /// answered windows only.
 public struct WristEvaluation: Sendable {
     public struct Options: Sendable {

@@ -1,7 +1,7 @@
 import PulseDetection
 import SignalProcessing
 
-/// A PPG with its accelerometer, read from one CSV file, for ``WristRateTracker``: one or more PPG
+/// A PPG with its accelerometer, read from one CSV file, for `WristRateTracker` (PulseDetection): one or more PPG
 /// columns and three acceleration columns (any unit: only the spectrum's shape is used).
 public struct WristRecording: Sendable {
     public var source: String
