@@ -10,14 +10,14 @@ private final class RunningDashboard {
     let process = Process()
     private(set) var port: UInt16 = 0
 
-    init(fileLimit: Int? = nil, lifetime: Double = 60) throws {
+    init(fileLimit: Int? = nil, arguments: [String] = [], lifetime: Double = 60) throws {
         let binary = try #require(vitalsBinary)
         if let fileLimit {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -n \(fileLimit) && exec \"$0\" dashboard --port 0", binary]
+            process.arguments = ["-c", "ulimit -n \(fileLimit) && exec \"$0\" dashboard --port 0 \"$@\"", binary] + arguments
         } else {
             process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = ["dashboard", "--port", "0"]
+            process.arguments = ["dashboard", "--port", "0"] + arguments
         }
         let out = Pipe()
         process.standardOutput = out
@@ -53,7 +53,9 @@ private final class RunningDashboard {
 private final class RawClient: @unchecked Sendable {
     private let file: Int32
 
-    init?(port: UInt16) {
+    /// - Parameter receiveBuffer: the socket's receive buffer, bytes (small: the server's writes
+    ///   stop sooner once nothing is read).
+    init?(port: UInt16, receiveBuffer: Int32? = nil) {
         #if os(Linux)
         file = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -61,6 +63,7 @@ private final class RawClient: @unchecked Sendable {
         var on: Int32 = 1
         setsockopt(file, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
         #endif
+        if var size = receiveBuffer { setsockopt(file, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -99,6 +102,21 @@ private final class RawClient: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 65536)
         let count = recv(file, &buffer, buffer.count, 0)
         return count < 0 ? nil : String(decoding: buffer[..<count], as: UTF8.self)
+    }
+
+    /// Reads for up to `seconds`: whether the server closed the connection (all read, then the end,
+    /// or a reset), and the bytes read.
+    func readToEnd(within seconds: Double) -> (closed: Bool, bytes: Int) {
+        set(SO_RCVTIMEO, 1)
+        let deadline = Date() + seconds
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var bytes = 0
+        while Date() < deadline {
+            let count = recv(file, &buffer, buffer.count, 0)
+            if count == 0 || (count < 0 && errno == ECONNRESET) { return (true, bytes) }
+            bytes += max(0, count)
+        }
+        return (false, bytes)
     }
 
     /// Reads what has come so far, without waiting.
@@ -184,6 +202,23 @@ struct DashboardClientsCLITests {
 
         let halfSent = try #require(RawClient(port: dashboard.port))
         halfSent.send("GET / HTTP/1.1\r\nHost: 127")
+        #expect(dashboard.terminate(within: 5) == 0)
+    }
+
+    /// A viewer that stops reading is closed once a write has waited --write-timeout for it (its
+    /// socket's buffers full), and a new viewer is served. It was served for as long as it stayed
+    /// connected, holding one of the connections' places and up to 4 MiB of kernel buffer.
+    @Test func aViewerThatStopsReadingIsClosed() throws {
+        // At 100x the simulated finger's messages fill a stalled socket's buffers within a second or two.
+        let dashboard = try RunningDashboard(arguments: ["--speed", "100", "--write-timeout", "1"])
+        let stalled = try #require(RawClient(port: dashboard.port, receiveBuffer: 2048))
+        stalled.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        Thread.sleep(forTimeInterval: 5)
+        let drained = stalled.readToEnd(within: 8)
+        #expect(drained.closed && drained.bytes > 0, "\(drained)")
+        let viewer = try #require(RawClient(port: dashboard.port))
+        viewer.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(viewer.receive()?.hasPrefix("HTTP/1.1 200 OK\r\n") == true)
         #expect(dashboard.terminate(within: 5) == 0)
     }
 
