@@ -428,7 +428,7 @@ struct CLIOutputFailureTests {
         process.executableURL = URL(fileURLWithPath: try #require(vitalsBinary))
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: dir)
-        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
         let err = Pipe()
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
