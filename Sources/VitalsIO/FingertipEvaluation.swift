@@ -162,15 +162,8 @@ public struct FingertipEvaluation: Sendable {
         public var halfOrDouble = 0
         public var subjects = 0
         public var subjectsWithin5 = 0
-        /// The measures rPPG-Toolbox and most papers report, over the answered windows (NaN when too
-        /// few): root mean square error (bpm), mean absolute percentage error (% of the truth),
-        /// Pearson's r between answer and truth, and Bland-Altman's bias (mean of answer - truth) with
-        /// its 95 % limits of agreement (bias ± 1.96 sample standard deviations of the differences).
-        public var rootMeanSquareError = Double.nan
-        public var meanAbsolutePercentageError = Double.nan
-        public var pearsonR = Double.nan
-        public var bias = Double.nan
-        public var limitsOfAgreement: ClosedRange<Double>?
+        /// The answered windows' agreement with the truth as papers report it (RMSE, MAPE, r, bias).
+        public var agreement = Agreement([])
         public var answeredFraction: Double { Double(answered) / Double(max(1, scored)) }
         public var within5Fraction: Double { Double(within5) / Double(max(1, answered)) }
         public var halfOrDoubleFraction: Double { Double(halfOrDouble) / Double(max(1, answered)) }
@@ -187,7 +180,7 @@ public struct FingertipEvaluation: Sendable {
     public static func summarize(_ subjects: [Subject]) -> Summary {
         var s = Summary()
         var errors: [Double] = []
-        var pairs: [(bpm: Double, truth: Double)] = []
+        var pairs: [(value: Double, truth: Double)] = []
         for subject in subjects {
             // A subject without any oximeter value has no whole-recording truth to be scored against.
             if subject.truthMedian.isFinite { s.subjects += 1 }
@@ -205,29 +198,8 @@ public struct FingertipEvaluation: Sendable {
         }
         s.medianAbsoluteError = Statistics.median(errors)
         s.meanAbsoluteError = Statistics.mean(errors)
-        Self.agreement(pairs, into: &s)
+        s.agreement = Agreement(pairs)
         return s
-    }
-
-    /// RMSE, MAPE, Pearson's r and Bland-Altman's bias and limits of `pairs` (see ``Summary``).
-    static func agreement(_ pairs: [(bpm: Double, truth: Double)], into s: inout Summary) {
-        guard !pairs.isEmpty else { return }
-        let n = Double(pairs.count)
-        let differences = pairs.map { $0.bpm - $0.truth }
-        s.rootMeanSquareError = (differences.reduce(0) { $0 + $1 * $1 } / n).squareRoot()
-        s.meanAbsolutePercentageError = 100 * pairs.reduce(0) { $0 + abs($1.bpm - $1.truth) / $1.truth } / n
-        s.bias = differences.reduce(0, +) / n
-        guard pairs.count >= 2 else { return }
-        let sd = (differences.reduce(0) { $0 + ($1 - s.bias) * ($1 - s.bias) } / (n - 1)).squareRoot()
-        s.limitsOfAgreement = (s.bias - 1.96 * sd)...(s.bias + 1.96 * sd)
-        let meanBPM = pairs.reduce(0) { $0 + $1.bpm } / n, meanTruth = pairs.reduce(0) { $0 + $1.truth } / n
-        var sxy = 0.0, sxx = 0.0, syy = 0.0
-        for p in pairs {
-            sxy += (p.bpm - meanBPM) * (p.truth - meanTruth)
-            sxx += (p.bpm - meanBPM) * (p.bpm - meanBPM)
-            syy += (p.truth - meanTruth) * (p.truth - meanTruth)
-        }
-        if sxx > 0, syy > 0 { s.pearsonR = sxy / (sxx * syy).squareRoot() }
     }
 
     public var summary: Summary { Self.summarize(subjects) }

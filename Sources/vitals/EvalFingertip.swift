@@ -93,10 +93,7 @@ struct EvalFingertip: ParsableCommand {
                 """, s.scored, 100 * s.answeredFraction, Self.figure(100 * s.within5Fraction, "%.1f"),
                 Self.figure(s.medianAbsoluteError, "%.2f"), Self.figure(s.meanAbsoluteError, "%.2f"),
                 s.subjectsWithin5, s.subjects, Self.figure(100 * s.halfOrDoubleFraction, "%.1f")))
-            print(String(format: "agreement of the answered windows: RMSE %@ bpm, MAPE %@ %%, Pearson r %@, bias %@ bpm (95 %% limits %@)",
-                         Self.figure(s.rootMeanSquareError, "%.2f"), Self.figure(s.meanAbsolutePercentageError, "%.2f"),
-                         Self.figure(s.pearsonR, "%.3f"), Self.figure(s.bias, "%+.2f"),
-                         s.limitsOfAgreement.map { String(format: "%+.1f to %+.1f", $0.lowerBound, $0.upperBound) } ?? "-"))
+            print(agreementLine(s.agreement, of: "the answered windows"))
             for (name, ok) in gates { print("  [\(ok ? "pass" : "FAIL")] \(name)") }
             if misses {
                 for sub in subjects {
@@ -127,9 +124,6 @@ struct EvalFingertip: ParsableCommand {
             ("mae_bpm", .num(s.meanAbsoluteError, digits: 3)), ("subjects_within_5", .number(Double(s.subjectsWithin5))),
             ("subjects_within_5_fraction", .num(s.subjectsWithin5Fraction, digits: 6)),
             ("subjects", .number(Double(s.subjects))), ("half_double_fraction", .num(s.halfOrDoubleFraction, digits: 4)),
-            ("rmse_bpm", .num(s.rootMeanSquareError, digits: 3)), ("mape_percent", .num(s.meanAbsolutePercentageError, digits: 3)),
-            ("pearson_r", .num(s.pearsonR, digits: 4)), ("bias_bpm", .num(s.bias, digits: 3)),
-            ("loa_low_bpm", .num(s.limitsOfAgreement?.lowerBound, digits: 3)), ("loa_high_bpm", .num(s.limitsOfAgreement?.upperBound, digits: 3)),
-        ])
+        ] + agreementJSON(s.agreement))
     }
 }

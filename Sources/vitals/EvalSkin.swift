@@ -41,6 +41,7 @@ struct EvalSkin: ParsableCommand {
         let constantErrors = results.map { abs(constant - $0.truth) }
         let mae = errors.isEmpty ? Double.nan : Statistics.mean(errors)
         let within5 = errors.filter { $0 <= 5 }.count
+        let agreement = Agreement(answered.map { ($0.heartRate!, $0.truth) })
         if json {
             print(JSON.object([
                 ("method", .string(method.rawValue)),
@@ -62,7 +63,7 @@ struct EvalSkin: ParsableCommand {
                     ("mae_bpm", .num(mae, digits: 3)), ("within_5_bpm", .number(Double(within5))),
                     ("constant_bpm", .num(constant, digits: 3)),
                     ("constant_mae_bpm", .num(Statistics.mean(constantErrors), digits: 3)),
-                ])),
+                ] + agreementJSON(agreement))),
             ]).serialized())
             return
         }
@@ -79,6 +80,7 @@ struct EvalSkin: ParsableCommand {
         }
         print(String(format: "%@: %d of %d videos answered; MAE %@ bpm, %d within 5 bpm", method.rawValue, answered.count,
                      results.count, mae.isFinite ? String(format: "%.1f", mae) : "-", within5))
+        print(agreementLine(agreement, of: "the answered videos"))
         print(String(format: "for scale: a constant %.1f bpm (the truths' median) has MAE %.1f bpm, %d within 5 bpm",
                      constant, Statistics.mean(constantErrors), constantErrors.filter { $0 <= 5 }.count))
     }

@@ -62,3 +62,18 @@ func warnUnscored(in directory: String, truthSuffix: String) {
         warn("not scored: \(file) (no \(file.dropLast(4))\(truthSuffix))")
     }
 }
+
+/// An ``Agreement``'s fields for an evaluation's JSON `overall` (added to the fields it had).
+func agreementJSON(_ a: Agreement) -> [(String, JSON)] {
+    [("rmse_bpm", .num(a.rootMeanSquareError, digits: 3)), ("mape_percent", .num(a.meanAbsolutePercentageError, digits: 3)),
+     ("pearson_r", .num(a.pearsonR, digits: 4)), ("bias_bpm", .num(a.bias, digits: 3)),
+     ("loa_low_bpm", .num(a.limitsOfAgreement?.lowerBound, digits: 3)), ("loa_high_bpm", .num(a.limitsOfAgreement?.upperBound, digits: 3))]
+}
+
+/// An ``Agreement`` as one line of an evaluation's table: "agreement of WHAT: RMSE ..., bias ...".
+func agreementLine(_ a: Agreement, of what: String) -> String {
+    func figure(_ v: Double, _ format: String) -> String { v.isNaN ? "-" : String(format: format, v) }
+    return "agreement of \(what): RMSE \(figure(a.rootMeanSquareError, "%.2f")) bpm, MAPE \(figure(a.meanAbsolutePercentageError, "%.2f")) %, "
+        + "Pearson r \(figure(a.pearsonR, "%.3f")), bias \(figure(a.bias, "%+.2f")) bpm (95 % limits "
+        + (a.limitsOfAgreement.map { String(format: "%+.1f to %+.1f", $0.lowerBound, $0.upperBound) } ?? "-") + ")"
+}
