@@ -22,6 +22,7 @@ struct EvalVideo: ParsableCommand {
         for name in eval.unscored { warn("not scored: \(name) (no truth file \((name as NSString).deletingPathExtension).json)") }
         for name in eval.truthsWithoutVideo { warn("no video for the truth file \(name)") }
         let pass = eval.fractionWithinTolerance >= VideoEvaluation.requiredFraction - 1e-9
+        let agreement = Agreement(eval.results.compactMap { r in r.estimatedBPM.map { ($0, r.truthBPM) } })
         if json {
             let doc = JSON.object([
                 ("videos", .array(eval.results.map { r in
@@ -52,7 +53,7 @@ struct EvalVideo: ParsableCommand {
                     ("within_5", .number(Double(eval.withinTolerance))),
                     ("within_5_fraction", .num(eval.fractionWithinTolerance, digits: 4)),
                     ("gate_met", .bool(pass)),
-                ])),
+                ] + agreementJSON(agreement))),
             ])
             print(doc.serialized())
         } else {
@@ -69,6 +70,7 @@ struct EvalVideo: ParsableCommand {
             for r in eval.results where !r.isWithinTolerance {
                 if let e = r.evidence { print("  \(r.name): \(e.note)") }
             }
+            print(agreementLine(agreement, of: "the answered videos"))
             print("within 5 bpm: \(eval.withinTolerance) of \(eval.results.count) (issue 3 asks for 6 of 7) \(pass ? "met" : "NOT met")")
         }
         if check && !pass { throw ExitCode(1) }
