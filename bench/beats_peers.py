@@ -14,7 +14,7 @@ it, matches the nearest unmatched R-peak within 150 ms. Sensitivity and PPV, and
 matched beats whose R-peaks are consecutive too, |IBI - RR|: median, 90th percentile and RMS (ms).
 Issue 2 quotes NeuroKit2's RMSE as 18.5 ms and HeartPy's as 27 ms on a103l.
 
-Needs numpy and heartpy; NeuroKit2 optional. Usage: bench/beats_peers.py [FOLDER] [--vitals PATH]
+Needs numpy and heartpy; NeuroKit2 optional. Usage: bench/beats_peers.py [FOLDER] [--vitals PATH] [--until S]
 """
 import argparse, glob, json, math, os, subprocess, warnings
 import numpy as np
@@ -62,6 +62,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("folder", nargs="?", default="../shared/data/ppg-ecg")
     ap.add_argument("--vitals", default=".build/release/vitals")
+    ap.add_argument("--until", type=float, default=None,
+                    help="score only beats and R-peaks before this time, s (a103l's ECG turns noisy at 259 s)")
     args = ap.parse_args()
     import heartpy as hp
     try:
@@ -91,6 +93,9 @@ def main():
             if nk:
                 _, info = nk.ppg_process(ppg, sampling_rate=fs)
                 methods[f"NeuroKit2 {nk.__version__}"] = [t[i] for i in info["PPG_Peaks"]]
+        if args.until is not None:
+            rpeaks = rpeaks[rpeaks < args.until]
+            methods = {m: [b for b in beats if b < args.until] for m, beats in methods.items()}
         for method, beats in methods.items():
             s = score(beats, rpeaks)
             results.setdefault(name, {})[method] = s
