@@ -197,8 +197,8 @@ public struct FingertipEvaluation: Sendable {
             }
         }
         s.medianAbsoluteError = Statistics.median(errors)
-        s.meanAbsoluteError = Statistics.mean(errors)
         s.agreement = Agreement(pairs)
+        s.meanAbsoluteError = s.agreement.meanAbsoluteError
         return s
     }
 

@@ -39,9 +39,9 @@ struct EvalSkin: ParsableCommand {
         let errors = answered.map { abs($0.heartRate! - $0.truth) }
         let constant = Statistics.median(results.map(\.truth))
         let constantErrors = results.map { abs(constant - $0.truth) }
-        let mae = errors.isEmpty ? Double.nan : Statistics.mean(errors)
         let within5 = errors.filter { $0 <= 5 }.count
         let agreement = Agreement(answered.map { ($0.heartRate!, $0.truth) })
+        let mae = agreement.meanAbsoluteError
         if json {
             print(JSON.object([
                 ("method", .string(method.rawValue)),
