@@ -190,9 +190,7 @@ public struct BeatEvaluation: Sendable {
         let fromRecords = try records.map { header in
             let name = String(header.dropLast(4))
             let record = try WFDBRecord(headerPath: directory + "/" + header)
-            let index = try record.signalIndex(named: nil)
-            let recording = try PulseRecording.signal(record.values(of: index), rate: record.sampleRate,
-                                                      source: directory + "/" + header, column: record.displayName(ofSignal: index))
+            let recording = try record.recording(column: nil, source: directory + "/" + header)
             let path = directory + "/" + name + "." + annotator!
             let annotations = try WFDBAnnotations(path: path)
             let frequency = annotations.frequency ?? record.sampleRate

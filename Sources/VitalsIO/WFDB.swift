@@ -211,3 +211,13 @@ public struct WFDBRecord: Sendable {
         return out
     }
 }
+
+extension WFDBRecord {
+    /// The signal `column` names (see ``signalIndex(named:)``: PLETH, or the only signal, when nil)
+    /// as a recording; `source` names it in messages (the header's path, as it was given).
+    public func recording(column: String?, source: String, polarity: PulseRecording.Polarity = .asRecorded) throws -> PulseRecording {
+        let index = try signalIndex(named: column)
+        return try PulseRecording.signal(values(of: index), rate: sampleRate, source: source,
+                                         column: displayName(ofSignal: index), polarity: polarity)
+    }
+}

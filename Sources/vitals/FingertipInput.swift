@@ -22,11 +22,7 @@ enum FingertipInput {
         if WFDBRecord.isHeader(path) {
             // A PhysioNet record: its header gives the rate, --column names a signal (default PLETH).
             if rate != nil { throw InputError(.badOption, "\(path): --rate applies to CSV recordings; a WFDB header gives the rate") }
-            let record = try WFDBRecord(headerPath: path)
-            let index = try record.signalIndex(named: column)
-            return (try PulseRecording.signal(record.values(of: index), rate: record.sampleRate, source: path,
-                                              column: record.displayName(ofSignal: index),
-                                              polarity: polarity), nil)
+            return (try WFDBRecord(headerPath: path).recording(column: column, source: path, polarity: polarity), nil)
         }
         return (try PulseRecording.load(path: path, column: column, rate: rate, polarity: polarity), nil)
     }
