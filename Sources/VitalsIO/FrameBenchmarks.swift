@@ -23,6 +23,17 @@ public struct BenchmarkResult: Sendable, Codable, Equatable {
         case samplesPerSecond = "samples_per_s"
         case residentGrowthKiB = "resident_growth_kib"
     }
+
+    /// The figure as one line of `vitals bench`'s table: the name, the time per operation in
+    /// ns, us or ms (whichever keeps it between 1 and 1000), then the samples a second and the
+    /// memory growth for the benchmarks that measure them.
+    public var tableLine: String {
+        let (value, unit) = nsPerOp < 1e3 ? (nsPerOp, "ns") : nsPerOp < 1e6 ? (nsPerOp / 1e3, "us") : (nsPerOp / 1e6, "ms")
+        var line = name.padding(toLength: 36, withPad: " ", startingAt: 0) + String(format: "%8.1f", value) + " \(unit)/op"
+        if let samplesPerSecond { line += String(format: "  %7.1f M samples/s", samplesPerSecond / 1e6) }
+        if let residentGrowthKiB { line += String(format: "  resident memory %+.0f KiB", residentGrowthKiB) }
+        return line
+    }
 }
 
 /// Frame-sampling speed: the mean colour of a whole frame, of every 4th row and column, and a

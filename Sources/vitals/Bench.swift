@@ -48,9 +48,7 @@ struct Bench: ParsableCommand {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             print(String(decoding: try encoder.encode(Document(benchmarks: results)), as: UTF8.self))
         } else {
-            for r in results {
-                print("\(r.name.padding(toLength: 36, withPad: " ", startingAt: 0)) \(String(format: "%10.1f", r.nsPerOp / 1000)) us/op")
-            }
+            for r in results { print(r.tableLine) }
         }
     }
 
