@@ -16,6 +16,7 @@ struct VitalsCommand: AsyncParsableCommand {
         abstract: "Heart rate, HRV and fitness events from phone and watch sensor recordings.",
         subcommands: [
             HeartRate.self,
+            HRVCommand.self,
             DashboardCommand.self,
             Eval.self,
             Bench.self,
