@@ -47,7 +47,7 @@ struct HRVCommand: ParsableCommand {
     private func printSummary(_ series: BeatSeries, _ result: HRVResult, _ report: JSON) {
         let what = series.kind == .beatTimes ? "beat times" : "intervals"
         let unit = series.unit.rawValue
-        print("\(file): \(result.intervals.count + 1) beats (\(what) in '\(series.column)', \(unit))")
+        print("\(file): \(result.intervals.count + 1) beats (\(what) in column '\(series.column)', \(unit))")
         let rejected = Dictionary(grouping: result.rejected, by: \.reason)
         let reasons = IntervalRejection.allCases.compactMap { r in rejected[r].map { "\($0.count) \(r.rawValue)" } }
         print("intervals   \(result.intervals.count - result.rejected.count) of \(result.intervals.count) kept"
