@@ -17,8 +17,8 @@ cat > "$tmp/Sources/AppleCheck/Check.swift" <<'SWIFT'
 import Vitals
 // Every adapter the check covers: a missing one (its `#if` false) is an error.
 let adapters: [Any.Type] = [
-    CameraFrameSource.self, MotionManagerAdapter.self, MotionWorkoutAdapter.self, SensorRecorderAdapter.self,
-    SystemPedometer.self, VisionFaceDetector.self,
+    CameraFrameSource.self, HeartbeatSeriesReader.self, MotionManagerAdapter.self, MotionWorkoutAdapter.self,
+    SensorRecorderAdapter.self, SystemPedometer.self, VisionFaceDetector.self,
 ]
 SWIFT
 cat > "$tmp/Package.swift" <<'PKG'
@@ -57,4 +57,4 @@ if ! swift build -Xswiftc -DVITALS_TYPECHECK_WATCHOS 2>"$tmp/err.txt" >"$tmp/out
   echo "Apple adapters: type check FAILED"
   exit 1
 fi
-echo "Apple adapters (CameraFrameSource, MotionManagerAdapter, MotionWorkoutAdapter, SensorRecorderAdapter, SystemPedometer, VisionFaceDetector) type-check against the stubs"
+echo "Apple adapters (CameraFrameSource, HeartbeatSeriesReader, MotionManagerAdapter, MotionWorkoutAdapter, SensorRecorderAdapter, SystemPedometer, VisionFaceDetector) type-check against the stubs"

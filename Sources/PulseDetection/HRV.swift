@@ -136,7 +136,8 @@ public enum IntervalRejection: String, Sendable, Codable, Hashable, CaseIterable
     /// more than ``HRV/pairDeviation`` in opposite directions and together they sum to two local medians
     /// within ``HRV/pairSumTolerance``.
     case ectopicOrMisplacedBeat = "ectopic_or_misplaced_beat"
-    /// Starts or ends at a beat the caller excluded (e.g. judged ectopic by the beat tracker).
+    /// Starts or ends at a beat the caller excluded (e.g. judged ectopic by the beat tracker), or
+    /// ends at a beat that a gap in the data came before (``HRV/measures(heartbeats:)``).
     case excludedBeat = "excluded_beat"
     /// In range, but fewer than ``HRV/minimumNeighbours`` other usable intervals exist to judge it
     /// against (a series of three or fewer): too little to tell a normal interval from an artefact.
@@ -385,6 +386,21 @@ public enum HRV {
         // Interval i is placed at the time of beat i + 1, relative to the first beat.
         let times = (1..<beatTimes.count).map { beatTimes[$0] - beatTimes[0] }
         return analyse(intervals: intervals, times: times, excluded: excluded)
+    }
+
+    /// HRV from a heartbeat series as HealthKit keeps Apple Watch's (`HKHeartbeatSeriesSample`): each
+    /// beat's time in seconds from the series' start, and whether a gap in the data came before it
+    /// (one or more beats may be missing there). The interval that ends at a beat after a gap spans
+    /// the missing beats: it is kept out with reason ``IntervalRejection/excludedBeat``, and its
+    /// neighbours are judged without it.
+    public static func measures(heartbeats: [(time: Double, precededByGap: Bool)]) -> HRVResult {
+        guard heartbeats.count >= 2 else {
+            return HRVResult(measures: HRVMeasures(), intervals: [], rejected: [])
+        }
+        let intervals = (1..<heartbeats.count).map { (heartbeats[$0].time - heartbeats[$0 - 1].time) * 1000 }
+        let times = (1..<heartbeats.count).map { heartbeats[$0].time - heartbeats[0].time }
+        let gaps = Set((1..<heartbeats.count).filter { heartbeats[$0].precededByGap }.map { $0 - 1 })
+        return analyse(intervals: intervals, times: times, excluded: gaps)
     }
 
     /// HRV from consecutive intervals between beats (ms), as HeartPy's `process_rr`; interval i is

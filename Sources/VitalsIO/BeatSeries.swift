@@ -44,7 +44,7 @@ public struct BeatSeries: Sendable {
     /// Beats closer than this (s) are a signal's samples, not beats: 600 bpm.
     static let shortestBeatSpacing = 0.1
 
-    /// HRV of the beats, with the artefact and ectopic-beat correction of ``HRV``.
+    /// HRV of the beats, with the artefact and ectopic-beat correction of `HRV` (PulseDetection).
     public func hrv() -> HRVResult {
         kind == .beatTimes ? HRV.measures(beatTimes: times) : HRV.measures(intervals: intervals)
     }
@@ -62,6 +62,8 @@ public struct BeatSeries: Sendable {
 
     /// Reads beats from CSV text.
     /// - Parameters:
+    ///   - bytes: the file's text.
+    ///   - source: the file's name, for messages.
     ///   - times: the column of beat times (seconds) to read; nil: found by name.
     ///   - intervals: the column of intervals to read; nil: found by name.
     ///   - unit: the intervals' unit; nil: from the column's name (`_s` or `_ms`), else from their size.

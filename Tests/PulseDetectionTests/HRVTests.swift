@@ -493,3 +493,23 @@ func breathingAtTheBandsEdgeIsStillFound(rate: Double) {
     let m = HRV.measures(intervals: intervals).measures
     #expect(abs(m.breathingRate - rate) < 0.02)
 }
+
+/// A heartbeat series as HealthKit keeps Apple Watch's: the interval ending at a beat after a gap is
+/// kept out, however normal it looks, and does not vouch for its neighbours; a gap flag on the first
+/// beat has nothing before it.
+@Test func aHeartbeatSeriesLeavesOutTheIntervalAcrossEachGap() {
+    let times = beatTimes(heartPyReferenceIntervals())
+    let plain = HRV.measures(beatTimes: times)
+    #expect(plain.rejected.isEmpty)
+    let beats = times.enumerated().map { (time: $0.element, precededByGap: $0.offset == 0 || $0.offset == 120) }
+    let r = HRV.measures(heartbeats: beats)
+    #expect(r.rejected == [RejectedInterval(index: 119, intervalMs: r.intervals[119], reason: .excludedBeat)])
+    #expect(r.intervals == plain.intervals)
+    // The same as excluding nothing but that interval: RMSSD over the differences that do not touch it.
+    let differences = zip(r.intervals[..<118], r.intervals[1..<119]).map { $1 - $0 }
+        + zip(r.intervals[120...], r.intervals[121...]).map { $1 - $0 }
+    let rmssd = (differences.map { $0 * $0 }.reduce(0, +) / Double(differences.count)).squareRoot()
+    #expect(abs(r.measures.rmssd - rmssd) < 1e-9, "\(r.measures.rmssd) vs \(rmssd)")
+    #expect(abs(r.measures.sdnn - plain.measures.sdnn) < 0.5 && r.measures.sdnn != plain.measures.sdnn)
+    #expect(HRV.measures(heartbeats: [(time: 1, precededByGap: true)]).intervals.isEmpty)
+}
