@@ -427,7 +427,8 @@ public final class FFmpegVideoReader: VideoFrameReader {
         let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, let h = Int(parts[0]), let m = Int(parts[1]), let sec = Double(parts[2]),
             h >= 0, (0..<60).contains(m), sec >= 0, sec < 60 else { return nil }
-        return Double(h * 3600 + m * 60) + sec
+        // In Double: a tag of 5000000000000000 hours overflowed `h * 3600` in Int and trapped.
+        return Double(h) * 3600 + Double(m * 60) + sec
     }
 }
 
