@@ -375,7 +375,8 @@ public final class FFmpegVideoReader: VideoFrameReader {
         let sideData = (s["side_data_list"] as? [[String: Any]] ?? []).compactMap { ($0["rotation"] as? NSNumber)?.doubleValue }
         let tag = ((s["tags"] as? [String: Any])?["rotate"] as? String).flatMap(Double.init)
         guard let degrees = sideData.first ?? tag, degrees.isFinite else { return 0 }
-        let quarter = Int((degrees / 90).rounded()) % 4
+        // Within one turn first: a tag of 1e300 degrees was past Int's range and trapped.
+        let quarter = Int((degrees.truncatingRemainder(dividingBy: 360) / 90).rounded()) % 4
         return (quarter + 4) % 4 * 90
     }
 

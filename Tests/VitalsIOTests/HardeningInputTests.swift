@@ -46,4 +46,22 @@ import Testing
             guard FFmpegVideoReader.matroskaDuration("5000000000000000:00:00.0") == 5e15 * 3600 else { exit(5) }
         }
     }
+
+    @Test(.enabled(if: ffmpegAvailable))
+    func aRotateTagFarPastOneTurnIsReadNotTrapped() async throws {
+        // 1e300 degrees / 90 is past Int's range: the conversion trapped while probing.
+        let path: String = try matroska(tags: [("ROTATX", "rotate", "1e300")])
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            let reader = try FFmpegVideoReader(path: path)
+            guard [nil, 90, 180, 270].contains(reader.videoInfo.displayRotation) else { exit(2) }
+            guard try reader.colorSamples().count == 10 else { exit(3) }
+            let negative = try FFmpegVideoReader.probe(
+                json: probeJSON(stream: ["tags": ["rotate": "-1e300"]], format: ["format_name": "matroska,webm"]), path: "v.mkv")
+            guard negative.rotation % 90 == 0 else { exit(4) }
+        }
+        // An angle past one turn is the angle within it, as before.
+        let probe = try FFmpegVideoReader.probe(
+            json: probeJSON(stream: ["tags": ["rotate": "450"]], format: ["format_name": "matroska,webm"]), path: "v.mkv")
+        #expect(probe.rotation == 90)
+    }
 }
