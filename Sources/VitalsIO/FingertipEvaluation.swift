@@ -65,6 +65,7 @@ public struct FingertipEvaluation: Sendable {
                 let end = truth[0].filter(\.isFinite).max() ?? 0
                 let t0 = truth[0].first(where: \.isFinite) ?? 0
                 let times = truth[0].map { $0 - t0 }
+                try checkWindowCount(duration: end - t0, window: window, hop: hop, source: truthCSV.source)
                 let windows = HeartRateReport.windowStarts(duration: end - t0, length: window, hop: hop)
                     .filter { $0 >= skipFirst - 1e-9 }.compactMap { s -> Window? in
                         windowTruth(times: times, values: truth[1], start: s, length: window)
@@ -77,6 +78,7 @@ public struct FingertipEvaluation: Sendable {
             }
             // The oximeter's times are on the file's clock; windows count from the first sample.
             truth[0] = truth[0].map { $0 - recording.startTime }
+            try checkWindowCount(duration: recording.coveredDuration, window: window, hop: hop, source: recording.source)
             let analysis = try recording.analyse(settings: settings)
             var windows: [Window] = []
             var unscored = 0
@@ -116,6 +118,19 @@ public struct FingertipEvaluation: Sendable {
                                            truthMedian: Statistics.median(finite), truthNotes: notes))
         }
         return result
+    }
+
+    /// Refuses times spanning more windows of `window` seconds every `hop` than a report lists
+    /// (``HeartRateReport/maximumWindows``): a truth time of 1e15 s, or a recording with a jump of
+    /// 1e9 s, had every window's start listed, gigabytes of them (and 16 GB then an abort).
+    /// - Throws: `InputError.badTimestamps` naming the span and the count.
+    static func checkWindowCount(duration: Double, window: Double, hop: Double, source: String) throws {
+        let count = HeartRateReport.windowCount(duration: duration, length: window, hop: hop)
+        guard count <= Double(HeartRateReport.maximumWindows) else {
+            throw InputError(.badTimestamps, String(
+                format: "%@: the times span %.3g s, %.3g windows of %g s every %g s; at most %d are scored (are the times in seconds?)",
+                source, duration, count, window, hop, HeartRateReport.maximumWindows))
+        }
     }
 
     /// A window's truth: the mean of the oximeter's values timed inside [start, start + length]

@@ -64,4 +64,50 @@ import Testing
             json: probeJSON(stream: ["tags": ["rotate": "450"]], format: ["format_name": "matroska,webm"]), path: "v.mkv")
         #expect(probe.rotation == 90)
     }
+
+    /// A folder holding `recording` as s_01.csv and `truth` as s_01_truth.csv.
+    func fingertipFolder(recording: String, truth: String) throws -> String {
+        let folder = (temporaryPath("s_01.csv") as NSString).deletingLastPathComponent
+        try recording.write(toFile: folder + "/s_01.csv", atomically: true, encoding: .utf8)
+        try truth.write(toFile: folder + "/s_01_truth.csv", atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    /// 30 s of a torch-lit fingertip's colour at 30 Hz, pulsing at 72 bpm, from `start` seconds.
+    func fingertipRows(from start: Double) -> String {
+        (0..<900).map { i in
+            let t = start + Double(i) / 30
+            return String(format: "%.4f,%.3f,50,30\n", t, 200 + 5 * sin(2 * Double.pi * 1.2 * t))
+        }.joined()
+    }
+
+    @Test func evalFingertipRefusesARecordingWhoseTimesSpanMoreWindowsThanItScores() throws {
+        // Two half minutes 10^6 s apart: 200,000 windows were listed and scored (a jump of 10^9 s
+        // took 2 GB and 7 s, and grows with the jump).
+        let folder = try fingertipFolder(recording: "time_s,r,g,b\n" + fingertipRows(from: 0) + fingertipRows(from: 1e6),
+                                         truth: "time_s,hr_bpm\n0,72\n10,72\n20,72\n")
+        #expect {
+            _ = try FingertipEvaluation.run(directory: folder)
+        } throws: { error in
+            let e = error as? InputError
+            return e?.code == .badTimestamps && e?.message.contains("s_01.csv: the times span 1e+06 s") == true
+                && e?.message.contains("at most 100000 are scored") == true
+        }
+    }
+
+    @Test func evalFingertipRefusesATruthWhoseTimesSpanMoreWindowsThanItScores() throws {
+        // A recording that cannot be read has its windows laid over the truth's times: a truth
+        // time of 10^15 s listed 2e14 window starts (16 GB, then an abort).
+        let folder = try fingertipFolder(recording: "time_s,r,g,b\n", truth: "time_s,hr_bpm\n0,70\n2e6,70\n")
+        #expect {
+            _ = try FingertipEvaluation.run(directory: folder)
+        } throws: { error in
+            let e = error as? InputError
+            return e?.code == .badTimestamps && e?.message.contains("s_01_truth.csv: the times span 2e+06 s") == true
+        }
+        // Within the limit, the unreadable recording is still scored as not answered.
+        let fits = try fingertipFolder(recording: "time_s,r,g,b\n", truth: "time_s,hr_bpm\n0,70\n60,70\n")
+        let run = try FingertipEvaluation.run(directory: fits)
+        #expect(run.subjects.count == 1 && run.subjects[0].failure != nil && !run.subjects[0].windows.isEmpty)
+    }
 }
