@@ -110,4 +110,18 @@ import Testing
         let run = try FingertipEvaluation.run(directory: fits)
         #expect(run.subjects.count == 1 && run.subjects[0].failure != nil && !run.subjects[0].windows.isEmpty)
     }
+
+    @Test(arguments: ["1e308", "1000", "0.001"])
+    func evalVideoRefusesATruthThatIsNoHeartRate(hr: String) throws {
+        // Scored as it was: a truth of 1e308 bpm printed as a 309-digit number, 0.001 as 0.0.
+        let folder = (temporaryPath("a.y4m") as NSString).deletingLastPathComponent
+        try FingerVideoSimulator(.init(bpm: 75, seconds: 1, width: 16, height: 12)).writeY4M(to: folder + "/a.y4m")
+        try "{\"hr_bpm\": \(hr)}".write(toFile: folder + "/a.json", atomically: true, encoding: .utf8)
+        #expect {
+            _ = try VideoEvaluation.run(directory: folder)
+        } throws: { error in
+            let e = error as? InputError
+            return e?.code == .notANumber && e?.message.hasSuffix("bpm is no truth (20-300 bpm)") == true
+        }
+    }
 }
