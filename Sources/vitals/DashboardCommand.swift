@@ -73,7 +73,7 @@ struct DashboardCommand: AsyncParsableCommand {
         guard speed >= Self.minimumSpeed, speed <= Self.maximumSpeed else {
             throw ValidationError("--speed must be from \(Self.minimumSpeed) to \(Int(Self.maximumSpeed)) (got \(speed))")
         }
-        if let seconds, !(seconds > 0) { throw ValidationError("--seconds must be a positive number of seconds") }
+        if let seconds, !(seconds > 0 && seconds.isFinite) { throw ValidationError("--seconds must be a positive number of seconds (got \(seconds))") }
         guard writeTimeout >= 0.1, writeTimeout <= 86_400 else {
             throw ValidationError("--write-timeout must be from 0.1 to 86400 seconds (got \(String(format: "%g", writeTimeout)))")
         }
@@ -85,8 +85,8 @@ struct DashboardCommand: AsyncParsableCommand {
             guard Self.simulatedRates.contains(bpm) else {
                 throw ValidationError("--bpm must be 30-240 (got \(String(format: "%g", bpm)))")
             }
-            guard liftFor > 0 else { throw ValidationError("--lift-for must be a positive number of seconds") }
-            if let bad = liftAt.first(where: { !($0 >= 0) }) { throw ValidationError("--lift-at must be 0 or more seconds (got \(bad))") }
+            guard liftFor > 0, liftFor.isFinite else { throw ValidationError("--lift-for must be a positive number of seconds (got \(liftFor))") }
+            if let bad = liftAt.first(where: { !($0 >= 0 && $0.isFinite) }) { throw ValidationError("--lift-at must be 0 or more seconds (got \(bad))") }
         } else if !liftAt.isEmpty || bpm != 72 {
             throw ValidationError("--bpm and --lift-at set the simulated finger, which runs without INPUT")
         }

@@ -115,7 +115,8 @@ final class ProgressBar: @unchecked Sendable {
 
     func update(_ fraction: Double) {
         guard enabled, Date().timeIntervalSince(start) > 1 else { return }
-        let percent = Int(fraction * 100)
+        // A frame time before the first or past the stated length (a damaged file) stays on the bar.
+        let percent = fraction.isFinite ? Int(min(1, max(0, fraction)) * 100) : 0
         guard percent != lastDrawn else { return }
         lastDrawn = percent
         let width = 30

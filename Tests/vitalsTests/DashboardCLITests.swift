@@ -115,6 +115,10 @@ struct DashboardCLITests {
             // The rate was written with digit grouping: "(got 100,000,000,...)", 400 characters.
             (["dashboard", "--bpm", "1e308"], "--bpm must be 30-240 (got 1e+308)"),
             (["dashboard", "--write-timeout", "0"], "--write-timeout must be from 0.1 to 86400 seconds (got 0)"),
+            // Accepted before, and then never ended, never lifted or never put the finger back.
+            (["dashboard", "--seconds", "inf"], "--seconds must be a positive number of seconds (got inf)"),
+            (["dashboard", "--lift-at", "1e400"], "--lift-at must be 0 or more seconds (got inf)"),
+            (["dashboard", "--lift-at", "5", "--lift-for", "inf"], "--lift-for must be a positive number of seconds (got inf)"),
         ] {
             let run = try vitals(arguments, in: dir)
             #expect(run.status != 0, "\(arguments)")
