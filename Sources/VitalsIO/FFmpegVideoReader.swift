@@ -355,8 +355,9 @@ public final class FFmpegVideoReader: VideoFrameReader {
         // re-encoding keeps the frames before the cut back to a keyframe, and ffmpeg drops them):
         // no more than the duration holds at the average rate.
         var frameCount = Int(s["nb_frames"] as? String ?? "")
-        if let n = frameCount, let duration, let average = rate("avg_frame_rate") {
-            frameCount = min(n, Int((duration * average).rounded()))
+        // (Compared as Doubles: a stated duration of 1e19 s would overflow Int.)
+        if let n = frameCount, let duration, let average = rate("avg_frame_rate"), duration * average < Double(n) {
+            frameCount = Int((duration * average).rounded())
         }
         return Probe(
             width: w, height: h,
