@@ -70,8 +70,9 @@ public enum HeartRateHTMLReport {
             (the reason is in the JSON's beats). The Poincaré plot pairs each accepted interval with the \
             next; its ellipse has half-axes SD1 (across the identity line) and SD2 (along it).
             """)
-        page.append(tachogram(analysis: analysis, time: time))
-        page.append("<div class=\"row\">" + poincare(analysis: analysis) + hrvTable(analysis.hrv) + "</div>")
+        let intervals = analysis.beats.compactMap { b in b.interval.map { (time: b.time, ms: $0 * 1000, used: used(b, analysis)) } }
+        page.append(tachogram(intervals, time: time))
+        page.append("<div class=\"row\">" + poincare(pairs: poincarePairs(analysis), measures: analysis.hrv?.measures) + hrvTable(analysis.hrv) + "</div>")
         page.section("Quality", note: nil)
         page.table(qualityRows(recording: recording, analysis: analysis))
         return page.finish()
@@ -133,24 +134,30 @@ public enum HeartRateHTMLReport {
         return chart.render(title: "Waveform strip \(index + 1)", id: "wave\(index)")
     }
 
-    static func tachogram(analysis: PulseAnalysis, time: ReportTimeAxis) -> String {
-        let points = analysis.beats.compactMap { b in b.interval.map { (beat: b, ms: $0 * 1000) } }
+    /// Intervals over time: `used` ones (in HRV) green, the others orange.
+    static func tachogram(_ points: [(time: Double, ms: Double, used: Bool)], time: ReportTimeAxis) -> String {
         let ms = points.map(\.ms).sorted()
         let lo = ms.isEmpty ? 300 : max(200, ms[Int(0.01 * Double(ms.count - 1))] - 100)
         let hi = ms.isEmpty ? 1500 : min(2500, ms[Int(0.99 * Double(ms.count - 1))] + 100)
         var chart = time.chart(height: 200, y: lo...hi, yLabel: "interval (ms)")
-        chart.dots(time.map(points.filter { !used($0.beat, analysis) }.map { ($0.beat.time, $0.ms) }), color: orange, radius: 2)
-        chart.dots(time.map(points.filter { used($0.beat, analysis) }.map { ($0.beat.time, $0.ms) }), color: green, radius: 1.6)
+        chart.dots(time.map(points.filter { !$0.used }.map { ($0.time, $0.ms) }), color: orange, radius: 2)
+        chart.dots(time.map(points.filter(\.used).map { ($0.time, $0.ms) }), color: green, radius: 1.6)
         return chart.render(title: "Beat-to-beat intervals", id: "tachogram")
     }
 
-    static func poincare(analysis: PulseAnalysis) -> String {
+    /// Each accepted interval (ms) beside the next, where both went into HRV.
+    static func poincarePairs(_ analysis: PulseAnalysis) -> [(x: Double, y: Double)] {
         var pairs: [(x: Double, y: Double)] = []
         let beats = analysis.beats
         for k in beats.indices.dropFirst(2) {
             guard let a = beats[k - 1].interval, let b = beats[k].interval, used(beats[k - 1], analysis), used(beats[k], analysis) else { continue }
             pairs.append((a * 1000, b * 1000))
         }
+        return pairs
+    }
+
+    /// The Poincaré plot of `pairs` (ms) with the SD1/SD2 ellipse of `measures`.
+    static func poincare(pairs: [(x: Double, y: Double)], measures: HRVMeasures?) -> String {
         let all = pairs.flatMap { [$0.x, $0.y] }.sorted()
         let lo = all.isEmpty ? 400 : all[Int(0.005 * Double(all.count - 1))] - 60
         let hi = all.isEmpty ? 1200 : all[Int(0.995 * Double(all.count - 1))] + 60
@@ -159,7 +166,7 @@ public enum HeartRateHTMLReport {
         chart.right = chart.width - chart.left - (chart.height - chart.top - chart.bottom)
         chart.raw("<path d=\"M\(fmt(chart.px(lo))) \(fmt(chart.py(lo)))L\(fmt(chart.px(hi))) \(fmt(chart.py(hi)))\" stroke=\"#bbb\" stroke-dasharray=\"4 3\"/>")
         chart.dots(pairs, color: green, radius: 1.6)
-        if let m = analysis.hrv?.measures, m.sd1.isFinite, m.sd2.isFinite, !pairs.isEmpty {
+        if let m = measures, m.sd1.isFinite, m.sd2.isFinite, !pairs.isEmpty {
             let mean = Statistics.mean(pairs.map(\.x))
             let scale = chart.plotWidth / (hi - lo)
             chart.raw("<ellipse cx=\"\(fmt(chart.px(mean)))\" cy=\"\(fmt(chart.py(mean)))\" rx=\"\(fmt(m.sd2 * scale))\" ry=\"\(fmt(m.sd1 * scale))\" transform=\"rotate(-45 \(fmt(chart.px(mean))) \(fmt(chart.py(mean))))\" fill=\"\(blue)\" fill-opacity=\"0.12\" stroke=\"\(blue)\"/>")
