@@ -88,7 +88,8 @@ extension CascadeClassifier {
                         try reader.integer(w[w.startIndex + i], at: tree)
                     }
                     // A split leads to a later node (so every walk ends) or to one of the tree's leaves.
-                    for link in numbers[0...1] where (link > 0 && (link <= n || link >= nodeCount)) || -link > nodeCount {
+                    // (`link < -nodeCount`, not `-link > nodeCount`: negating Int.min traps.)
+                    for link in numbers[0...1] where (link > 0 && (link <= n || link >= nodeCount)) || link < -nodeCount {
                         throw FaceTrackingError(
                             .invalidCascade, "tree node link \(link) (line \(tree.line)) is not a later node or a leaf of its \(nodeCount)-node tree")
                     }
@@ -104,7 +105,13 @@ extension CascadeClassifier {
                     } else {
                         threshold = try reader.float(w[w.startIndex + 3], at: tree)
                     }
-                    nodes.append(Node(left: Int32(numbers[0]), right: Int32(numbers[1]), feature: Int32(numbers[2]), threshold: threshold))
+                    // Checked against <features> once they are read; beyond Int32 it is no index at all
+                    // (Int32(_:) traps there).
+                    guard let feature = Int32(exactly: numbers[2]) else {
+                        throw FaceTrackingError(
+                            .invalidCascade, "a tree tests feature \(numbers[2]) (line \(tree.line)), which is no feature index")
+                    }
+                    nodes.append(Node(left: Int32(numbers[0]), right: Int32(numbers[1]), feature: feature, threshold: threshold))
                 }
                 for word in leafWords { leaves.append(try reader.float(word, at: tree)) }
             }
@@ -134,8 +141,9 @@ extension CascadeClassifier {
                         x: try reader.integer(v[0], at: r), y: try reader.integer(v[1], at: r),
                         width: try reader.integer(v[2], at: r), height: try reader.integer(v[3], at: r),
                         weight: try reader.float(v[4], at: r))
+                    // Compared without adding: x + width overflows (a trap) for sizes near Int.max.
                     guard rect.x >= 0, rect.y >= 0, rect.width >= 0, rect.height >= 0,
-                        rect.x + rect.width <= width, rect.y + rect.height <= height
+                        rect.width <= width - rect.x, rect.height <= height - rect.y
                     else {
                         throw FaceTrackingError(.invalidCascade, "Haar rectangle at line \(r.line) lies outside the \(width)x\(height) window")
                     }
@@ -151,8 +159,9 @@ extension CascadeClassifier {
                 let f = LBPFeature(
                     x: try reader.integer(v[0], at: r), y: try reader.integer(v[1], at: r),
                     blockWidth: try reader.integer(v[2], at: r), blockHeight: try reader.integer(v[3], at: r))
+                // Compared without multiplying: 3 * a block side near Int.max overflows (a trap).
                 guard f.x >= 0, f.y >= 0, f.blockWidth > 0, f.blockHeight > 0,
-                    f.x + 3 * f.blockWidth <= width, f.y + 3 * f.blockHeight <= height
+                    f.blockWidth <= (width - f.x) / 3, f.blockHeight <= (height - f.y) / 3
                 else {
                     throw FaceTrackingError(.invalidCascade, "LBP rect at line \(r.line): its 3x3 blocks lie outside the \(width)x\(height) window")
                 }
