@@ -25,6 +25,9 @@ struct XMLTree: Sendable {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             throw FaceTrackingError(.malformedXML, "cascade is empty")
         }
+        if let line = invalidUTF8Line(bytes) {
+            throw FaceTrackingError(.malformedXML, "cascade is not UTF-8 text (a byte that is not UTF-8 on line \(line)): an OpenCV cascade is UTF-8 XML")
+        }
         let builder = Builder()
         let parser = XMLParser(data: Data(bytes))
         parser.delegate = builder
@@ -38,6 +41,33 @@ struct XMLTree: Sendable {
             throw FaceTrackingError(.malformedXML, "cascade is not well-formed XML (line \(max(parser.lineNumber, 1)): \(reason))")
         }
         return root
+    }
+
+    /// The line of the first byte that is not UTF-8, in a document read as UTF-8 (no other encoding
+    /// declared, no UTF-16 byte-order mark); nil when every byte is. libxml2 hands a comment's bytes
+    /// to Foundation as they are, and Foundation's XMLParser traps on one that is not UTF-8 (a crash,
+    /// not an error); elsewhere such a byte read as "characterRefAtEOF".
+    static func invalidUTF8Line(_ bytes: [UInt8]) -> Int? {
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) { return nil }
+        // `<?xml version="1.0" encoding="ISO-8859-1"?>`: libxml2 converts the document to UTF-8 first.
+        if bytes.starts(with: Array("<?xml".utf8)), let end = bytes.prefix(256).firstIndex(of: UInt8(ascii: ">")) {
+            let declaration = String(decoding: bytes[..<end], as: UTF8.self).lowercased()
+            if let at = declaration.range(of: "encoding") {
+                let value = declaration[at.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
+                    .prefix { $0 != "\"" && $0 != "'" && $0 != " " && $0 != "?" }
+                if value != "utf-8" && value != "utf8" { return nil }
+            }
+        }
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        var line = 1
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar): if scalar.count == 1 && scalar.first == 0x0A { line += 1 }
+            case .emptyInput: return nil
+            case .error: return line
+            }
+        }
     }
 
     /// Deepest nesting read. A tree is freed recursively, one stack frame per level: 70 000 levels

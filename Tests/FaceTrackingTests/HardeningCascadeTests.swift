@@ -65,4 +65,27 @@ import Testing
         #expect(failure(lbp(replacing: "<rect>0 0 2 2</rect>", with: "<rect>1 0 2 2</rect>"))?.code == .invalidCascade)
         #expect(failure(lbp(replacing: "<rect>0 0 2 2</rect>", with: "<rect>0 0 1 1</rect>")) == nil)
     }
+
+    @Test("a comment with a byte that is not UTF-8 is malformed XML, not a trap in Foundation's XMLParser")
+    func commentThatIsNotUTF8() {
+        let bytes = Array("<?xml version=\"1.0\"?>\n<!-- tree ".utf8) + [0x8E] + Array(" -->\n<opencv_storage></opencv_storage>\n".utf8)
+        do {
+            _ = try CascadeClassifier(xml: bytes)
+            Issue.record("a cascade that is not UTF-8 was read")
+        } catch {
+            #expect(error.code == .malformedXML)
+            #expect(error.message.contains("not UTF-8 text") && error.message.contains("line 2"), "\(error.message)")
+        }
+        // Such a byte in an element's text is refused the same way (libxml2 said "characterRefAtEOF").
+        let text = Array("<opencv_storage>".utf8) + [0xE9, 0x8E] + Array("</opencv_storage>".utf8)
+        #expect((try? XMLTree.parse(text)) == nil)
+        do { _ = try XMLTree.parse(text) } catch { #expect(error.message.contains("not UTF-8 text")) }
+        // A document that declares another encoding is converted by the parser, as before.
+        let latin1 = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<opencv_storage><!-- ".utf8) + [0xE9]
+            + Array(" --></opencv_storage>".utf8)
+        do { _ = try CascadeClassifier(xml: latin1) } catch { #expect(error.message.contains("<opencv_storage> is empty"), "\(error.message)") }
+        // Multi-byte UTF-8 anywhere is fine; the line named is the bad byte's.
+        #expect((try? XMLTree.parse(Array("<a><!-- é → ✓ --></a>".utf8)))?.name == "a")
+        do { _ = try XMLTree.parse(Array("<a>\n\n".utf8) + [0xC3]) } catch { #expect(error.message.contains("on line 3"), "\(error.message)") }
+    }
 }

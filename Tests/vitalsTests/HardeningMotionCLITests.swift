@@ -1,0 +1,23 @@
+import Foundation
+import Testing
+
+/// Bad input to `vitals faces`, `bench` and the motion commands: one line on stderr naming the
+/// problem and a non-zero exit, never a crash, and nothing run before the input is refused.
+@Suite(.enabled(if: vitalsBinary != nil))
+struct HardeningMotionCLITests {
+    /// A cascade whose comment holds a byte that is not UTF-8: Foundation's XMLParser trapped on it.
+    static let latin1Comment: [UInt8] = Array("<?xml version=\"1.0\"?>\n<!-- tree ".utf8) + [0x8E]
+        + Array(" -->\n<opencv_storage></opencv_storage>\n".utf8)
+
+    @Test("a --cascade with a comment that is not UTF-8 is one line, not a crash in the XML parser")
+    func facesCascadeWithACommentThatIsNotUTF8() throws {
+        let dir = try scratchFolder("faces-cascade-utf8")
+        try Data(Self.latin1Comment).write(to: URL(fileURLWithPath: dir + "/bad.xml"))
+        try Data(Array("P5\n8 8\n255\n".utf8) + [UInt8](repeating: 128, count: 64)).write(to: URL(fileURLWithPath: dir + "/image.pgm"))
+        let run = try vitals(["faces", "image.pgm", "--cascade", "bad.xml"], in: dir)
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.errorLines.count == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("bad.xml: cascade is not UTF-8 text"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+}
