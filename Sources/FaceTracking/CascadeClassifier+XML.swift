@@ -213,10 +213,12 @@ extension CascadeClassifier {
             return v
         }
 
-        /// As OpenCV reads it: the decimal as a double, then rounded to single precision.
+        /// As OpenCV reads it: the decimal as a double, then rounded to single precision. A value
+        /// beyond single precision's range (3.4e38) is refused like a non-finite one: rounded, it
+        /// was infinity (a stage no window passes, or a sum of inf - inf).
         func float(_ word: Substring, at e: XMLTree) throws(FaceTrackingError) -> Float {
-            guard let v = Double(word), v.isFinite else {
-                throw FaceTrackingError(.invalidCascade, "<\(e.name)> (line \(e.line)): '\(word)' is not a finite number")
+            guard let v = Double(word), v.isFinite, Float(v).isFinite else {
+                throw FaceTrackingError(.invalidCascade, "<\(e.name)> (line \(e.line)): '\(word)' is not a finite number (in single precision)")
             }
             return Float(v)
         }

@@ -88,4 +88,16 @@ import Testing
         #expect((try? XMLTree.parse(Array("<a><!-- é → ✓ --></a>".utf8)))?.name == "a")
         do { _ = try XMLTree.parse(Array("<a>\n\n".utf8) + [0xC3]) } catch { #expect(error.message.contains("on line 3"), "\(error.message)") }
     }
+
+    @Test("a value beyond single precision is refused, not rounded to infinity")
+    func valuesBeyondSinglePrecision() {
+        for (target, replacement) in [("<stageThreshold>0.", "<stageThreshold>-1e39"), ("-1. 1.</leafValues>", "-1. 3.5e38</leafValues>"),
+                                      ("0 -1 0 0.5", "0 -1 0 -1e300"), ("0 0 8 8 -0.25", "0 0 8 8 1e39")] {
+            let error = failure(haar(replacing: target, with: replacement))
+            #expect(error?.code == .invalidCascade, "\(replacement)")
+            #expect(error?.message.contains("is not a finite number") == true, "\(replacement)")
+        }
+        // The largest single-precision values are read.
+        #expect(failure(haar(replacing: "-1. 1.</leafValues>", with: "-3.4e38 3.4e38</leafValues>")) == nil)
+    }
 }
