@@ -36,11 +36,15 @@ struct Bench: ParsableCommand {
     }
 
     func run() throws {
+        // A --cascade is read before anything runs: read last, a missing or broken one was reported
+        // only after every other benchmark had run (their figures lost), or not at all when --filter
+        // left face-detect out.
+        let classifier = try cascade.map { try Faces.loadCascade($0).0 }
         let results = try PulseBenchmarks.run(filter: filter, rounds: min(rounds, 5))
             + FrameBenchmarks.run(filter: filter, rounds: rounds)
             + StepBenchmarks.run(filter: filter, rounds: rounds)
             + MotionBenchmarks.run(filter: filter, rounds: rounds)
-            + faceBenchmarks()
+            + faceBenchmarks(cascade: classifier)
             + HistoryBenchmarks.run(filter: filter, rounds: min(rounds, 3))
         if json {
             struct Document: Encodable { var benchmarks: [BenchmarkResult] }
@@ -52,13 +56,13 @@ struct Bench: ParsableCommand {
         }
     }
 
-    /// The face benchmark on the bundled astronaut image, with --cascade or the bundled cascade.
-    func faceBenchmarks() throws -> [BenchmarkResult] {
+    /// The face benchmark on the bundled astronaut image, with `cascade` (--cascade's) or the bundled cascade.
+    func faceBenchmarks(cascade: CascadeClassifier?) throws -> [BenchmarkResult] {
         guard FaceBenchmarks.names.contains(where: { filter == nil || $0.contains(filter!) }) else { return [] }
         guard let url = Bundle.module.url(forResource: "astronaut", withExtension: "pgm", subdirectory: "Resources") else {
             throw CLIError("the bundled astronaut.pgm is missing from the vitals resources")
         }
-        let (classifier, _) = try Faces.loadCascade(cascade)
+        let classifier = try cascade ?? Faces.loadCascade(nil).0
         return FaceBenchmarks.run(filter: filter, rounds: rounds, astronaut: try PGMImage.read(path: url.path), cascade: classifier)
     }
 }

@@ -20,4 +20,17 @@ struct HardeningMotionCLITests {
         #expect(run.stderr.contains("bad.xml: cascade is not UTF-8 text"), "\(run.stderr)")
         #expect(run.stdout.isEmpty)
     }
+
+    @Test("a --cascade that cannot be read is refused before any benchmark runs, whatever --filter keeps")
+    func benchRefusesABadCascadeFirst() throws {
+        let dir = try scratchFolder("bench-cascade")
+        try "<opencv_storage></opencv_storage>".write(toFile: dir + "/empty.xml", atomically: true, encoding: .utf8)
+        for (cascade, message) in [("missing.xml", "missing.xml: no such file"), ("empty.xml", "empty.xml: not an OpenCV cascade")] {
+            let run = try vitals(["bench", "--filter", "motion-reps", "--rounds", "1", "--cascade", cascade], in: dir)
+            #expect(run.status == 1, "\(run.stdout)")
+            #expect(run.errorLines.count == 1, "\(run.stderr)")
+            #expect(run.stderr.contains(message), "\(run.stderr)")
+            #expect(run.stdout.isEmpty)
+        }
+    }
 }
