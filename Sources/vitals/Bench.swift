@@ -40,6 +40,11 @@ struct Bench: ParsableCommand {
         // only after every other benchmark had run (their figures lost), or not at all when --filter
         // left face-detect out.
         let classifier = try cascade.map { try Faces.loadCascade($0).0 }
+        // As for one that cannot be read: a cascade that finds no face is refused before the rest runs.
+        if let classifier, Self.runsFaceBenchmarks(filter),
+           !FaceBenchmarks.findsAFace(astronaut: try Self.astronaut(), cascade: classifier) {
+            throw CLIError(FaceBenchmarks.noFace.message)
+        }
         let results = try PulseBenchmarks.run(filter: filter, rounds: min(rounds, 5))
             + FrameBenchmarks.run(filter: filter, rounds: rounds)
             + StepBenchmarks.run(filter: filter, rounds: rounds)
@@ -58,11 +63,23 @@ struct Bench: ParsableCommand {
 
     /// The face benchmark on the bundled astronaut image, with `cascade` (--cascade's) or the bundled cascade.
     func faceBenchmarks(cascade: CascadeClassifier?) throws -> [BenchmarkResult] {
-        guard FaceBenchmarks.names.contains(where: { filter == nil || $0.contains(filter!) }) else { return [] }
+        guard Self.runsFaceBenchmarks(filter) else { return [] }
+        let classifier = try cascade ?? Faces.loadCascade(nil).0
+        return try CLIError.wrap {
+            try FaceBenchmarks.run(filter: filter, rounds: rounds, astronaut: try Self.astronaut(), cascade: classifier)
+        }
+    }
+
+    /// Whether `filter` keeps the face benchmark.
+    static func runsFaceBenchmarks(_ filter: String?) -> Bool {
+        FaceBenchmarks.names.contains { filter == nil || $0.contains(filter!) }
+    }
+
+    /// The bundled astronaut photograph the face benchmark's frame is made of.
+    static func astronaut() throws -> GrayImage {
         guard let url = Bundle.module.url(forResource: "astronaut", withExtension: "pgm", subdirectory: "Resources") else {
             throw CLIError("the bundled astronaut.pgm is missing from the vitals resources")
         }
-        let classifier = try cascade ?? Faces.loadCascade(nil).0
-        return FaceBenchmarks.run(filter: filter, rounds: rounds, astronaut: try PGMImage.read(path: url.path), cascade: classifier)
+        return try CLIError.wrap { try PGMImage.read(path: url.path) }
     }
 }

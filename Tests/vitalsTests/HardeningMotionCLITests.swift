@@ -33,4 +33,26 @@ struct HardeningMotionCLITests {
             #expect(run.stdout.isEmpty)
         }
     }
+
+    @Test("a --cascade that finds no face in the benchmark frame is an error, not a failed precondition")
+    func benchWithACascadeThatFindsNoFace() throws {
+        let dir = try scratchFolder("bench-no-face")
+        // One Haar stump whose leaves (-1, 1) never reach the stage threshold of 100: no window passes.
+        let cascade = """
+            <?xml version="1.0"?>
+            <opencv_storage><cascade><stageType>BOOST</stageType><featureType>HAAR</featureType>
+              <height>8</height><width>8</width><featureParams><maxCatCount>0</maxCatCount></featureParams>
+              <stages><_><stageThreshold>100.</stageThreshold><weakClassifiers>
+                <_><internalNodes>0 -1 0 0.5</internalNodes><leafValues>-1. 1.</leafValues></_>
+              </weakClassifiers></_></stages>
+              <features><_><rects><_>2 2 4 4 1.</_><_>0 0 8 8 -0.25</_></rects></_></features>
+            </cascade></opencv_storage>
+            """
+        try cascade.write(toFile: dir + "/none.xml", atomically: true, encoding: .utf8)
+        let run = try vitals(["bench", "--filter", "face-detect", "--rounds", "1", "--cascade", "none.xml"], in: dir)
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.errorLines.count == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("the cascade finds no face in the benchmark frame"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
 }
