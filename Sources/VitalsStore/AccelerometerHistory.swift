@@ -245,18 +245,36 @@ public final class AccelerometerHistory {
 
     /// Hands the samples from `start` through `end` (both included) to `body` in batches of at most
     /// `batchSize`, oldest first, so that a long stretch is read in constant memory.
-    /// - Throws: ``HistoryError`` `io` when a segment cannot be read, or what `body` throws.
+    /// - Throws: ``HistoryError`` `io` when a segment cannot be read, `foreignFile` when a sample read
+    ///   is not as this history writes them (a time or acceleration that is not a finite number, or a
+    ///   time not after the one before: a file damaged or changed by another program), or what `body`
+    ///   throws.
     public func read(from start: Double, through end: Double, batchSize: Int = 4096,
                      _ body: ([AccelerometerSample]) throws -> Void) throws {
         precondition(batchSize > 0, "the batch size must be positive")
         guard start <= end else { return }
+        var previous: Double?
         for (i, segment) in segments.enumerated() where segment.start <= end {
             if i + 1 < segments.count, segments[i + 1].start <= start { continue }  // all before `start`
             // A segment that starts at or after `start` is read from its first sample: no bisection.
             var index = segment.start >= start ? 0 : try firstIndex(in: segment, notBefore: start)
             while index < segment.count {
                 let batch = try readRecords(of: segment, range: index..<min(segment.count, index + batchSize))
-                let kept = batch.prefix { $0.time <= end }
+                // Append never writes a sample that is not finite or not after the one before: one in
+                // the file is damage. Read as it was, a NaN time ended an export there with success,
+                // and a NaN acceleration was printed as "nan".
+                var keptCount = 0
+                for (k, s) in batch.enumerated() {
+                    let a = s.acceleration
+                    guard abs(s.time) <= Self.maximumTime, a.x.isFinite, a.y.isFinite, a.z.isFinite,
+                          previous.map({ s.time > $0 }) ?? true else {
+                        throw HistoryError(.foreignFile, "\(segment.url.path): sample \(index + k + 1) of \(segment.count) is damaged (time \(s.time) s\(previous.map { " after \($0) s" } ?? ""), acceleration \(a.x), \(a.y), \(a.z) g): the file was not left as this history wrote it; move it out of the folder")
+                    }
+                    if s.time > end { break }
+                    previous = s.time
+                    keptCount += 1
+                }
+                let kept = batch.prefix(keptCount)
                 if !kept.isEmpty { try body(Array(kept)) }
                 if kept.count < batch.count { return }
                 index += batch.count

@@ -55,4 +55,36 @@ struct HardeningMotionCLITests {
         #expect(run.stderr.contains("the cascade finds no face in the benchmark frame"), "\(run.stderr)")
         #expect(run.stdout.isEmpty)
     }
+
+    /// A history whose first segment has a sample damaged on disk (8 bytes of `value` at `offset`
+    /// in the sample's 32: time, then x, y, z).
+    func damagedHistory(_ name: String, sample: Int, offset: Int, value: Double) throws -> String {
+        let dir = try scratchFolder(name)
+        let rows = (0..<100).map { i in String(format: "%.2f,0.1,0.2,-1", Double(i) / 50) }
+        try ("time,acc_x,acc_y,acc_z\n" + rows.joined(separator: "\n")).write(toFile: dir + "/a.csv", atomically: true, encoding: .utf8)
+        let add = try vitals(["history", "add", "h", "a.csv", "--start", "1700000000", "--accel-unit", "g"], in: dir)
+        try #require(add.status == 0, "\(add.stderr)")
+        let segment = try #require(try FileManager.default.contentsOfDirectory(atPath: dir + "/h").first { $0.hasSuffix(".vah") })
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: dir + "/h/" + segment))
+        try handle.seek(toOffset: UInt64(32 + 32 * sample + offset))
+        try handle.write(contentsOf: withUnsafeBytes(of: value.bitPattern.littleEndian) { Data($0) })
+        try handle.close()
+        return dir
+    }
+
+    @Test("a sample damaged on disk is an error naming it, not an export that stops there with success")
+    func historyExportOfADamagedSample() throws {
+        for (offset, value, what) in [(0, Double.nan, "time nan s"), (0, 0.0, "time 0.0 s after 1700000000.08 s"),
+                                      (8, Double.nan, "acceleration nan, 0.2, -1.0 g"), (24, .infinity, "acceleration 0.1, 0.2, inf g")] {
+            let dir = try damagedHistory("history-damaged", sample: 5, offset: offset, value: value)
+            let export = try vitals(["history", "export", "h"], in: dir)
+            #expect(export.status == 1, "\(what): \(export.stdout.suffix(200))")
+            #expect(export.errorLines.count == 1, "\(export.stderr)")
+            #expect(export.stderr.contains("sample 6 of 100 is damaged (") && export.stderr.contains(what), "\(export.stderr)")
+            #expect(!export.stdout.contains("nan") && !export.stdout.contains("inf"))
+            // A stretch before the damage reads as it was.
+            let before = try vitals(["history", "export", "h", "--to", "1700000000.04"], in: dir)
+            #expect(before.status == 0 && before.stdout.split(separator: "\n").count == 1 + 3, "\(before.stderr)")
+        }
+    }
 }
