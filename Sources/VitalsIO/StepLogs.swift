@@ -190,6 +190,12 @@ public enum StepLogs {
                 guard words.count == 2, words[1].lowercased() == "hz", let r = Double(words[0]), r > 0, r.isFinite else {
                     throw InputError(.badRate, "\(source): '\(line.prefix(60))' does not state a sample rate as 'N Hz'")
                 }
+                // Times are sample counts over this rate: a rate like 5e-324 Hz made them inf * 0 = NaN,
+                // and the message that followed named a rate of "-nan Hz".
+                guard r >= minimumSampleRate, r <= MotionLog.maximumSampleRate else {
+                    throw InputError(.badRate, String(format: "%@: the stated acquisition frequency %.3g Hz is outside %g Hz...%g kHz (steps need %g Hz or more)",
+                                                      source, r, minimumSampleRate, MotionLog.maximumSampleRate / 1000, minimumSampleRate))
+                }
                 rate = r
             }
             offset = end + 1

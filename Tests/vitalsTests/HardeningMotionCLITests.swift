@@ -87,4 +87,19 @@ struct HardeningMotionCLITests {
             #expect(before.status == 0 && before.stdout.split(separator: "\n").count == 1 + 3, "\(before.stderr)")
         }
     }
+
+    @Test("an IPOL file stating a rate no sensor has is refused naming it, not as a rate of -nan Hz")
+    func stepsOfAnIPOLFileWithAnImpossibleRate() throws {
+        let dir = try scratchFolder("steps-ipol-rate")
+        let rows = (0..<300).map { i in "\(i).0\t0.1\t0.2\t9.8\t0\t0\t0\t0\t0\t0" }
+        for (rate, shown) in [("5e-324", "4.94e-324 Hz"), ("1e-300", "1e-300 Hz"), ("3", "3 Hz"), ("1e9", "1e+09 Hz")] {
+            let text = "Acquisition frequency: \(rate) Hz\nPacketCounter\tAcc_X\tAcc_Y\tAcc_Z\tGyr_X\tGyr_Y\tGyr_Z\tMag_X\tMag_Y\tMag_Z\n"
+                + rows.joined(separator: "\n") + "\n"
+            try text.write(toFile: dir + "/walk_lb.txt", atomically: true, encoding: .utf8)
+            let run = try vitals(["steps", "walk_lb.txt"], in: dir)
+            #expect(run.status == 1, "\(rate): \(run.stderr)")
+            #expect(run.errorLines.count == 1, "\(run.stderr)")
+            #expect(run.stderr.contains("the stated acquisition frequency \(shown) is outside 7 Hz...10 kHz"), "\(run.stderr)")
+        }
+    }
 }
