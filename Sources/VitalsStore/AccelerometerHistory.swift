@@ -139,6 +139,12 @@ public final class AccelerometerHistory {
         }.sorted { $0.1 < $1.1 }
         for (name, _) in found {
             let url = folder.appendingPathComponent(name)
+            // A folder under a segment's name opens for reading on Linux, and its read failed with
+            // "The operation could not be completed. (NSCocoaErrorDomain error 256)".
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+                throw HistoryError(.foreignFile, "\(url.path): a folder, not a segment file; move it out of the history folder")
+            }
             if let segment = try openSegment(url) { segments.append(segment) }
         }
         // Bisection and appending rely on each segment coming after the one before (a copy under a

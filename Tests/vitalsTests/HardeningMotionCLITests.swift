@@ -56,16 +56,23 @@ struct HardeningMotionCLITests {
         #expect(run.stdout.isEmpty)
     }
 
-    /// A history whose first segment has a sample damaged on disk (8 bytes of `value` at `offset`
-    /// in the sample's 32: time, then x, y, z).
-    func damagedHistory(_ name: String, sample: Int, offset: Int, value: Double) throws -> String {
+    /// A folder `h` in a fresh scratch folder holding 100 samples at 50 Hz from 1700000000 s (a.csv
+    /// beside it, the log they came from), and the path of its one segment file.
+    func history(_ name: String) throws -> (dir: String, segment: String) {
         let dir = try scratchFolder(name)
         let rows = (0..<100).map { i in String(format: "%.2f,0.1,0.2,-1", Double(i) / 50) }
         try ("time,acc_x,acc_y,acc_z\n" + rows.joined(separator: "\n")).write(toFile: dir + "/a.csv", atomically: true, encoding: .utf8)
         let add = try vitals(["history", "add", "h", "a.csv", "--start", "1700000000", "--accel-unit", "g"], in: dir)
         try #require(add.status == 0, "\(add.stderr)")
         let segment = try #require(try FileManager.default.contentsOfDirectory(atPath: dir + "/h").first { $0.hasSuffix(".vah") })
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: dir + "/h/" + segment))
+        return (dir, dir + "/h/" + segment)
+    }
+
+    /// A history whose segment has a sample damaged on disk (8 bytes of `value` at `offset` in the
+    /// sample's 32: time, then x, y, z).
+    func damagedHistory(_ name: String, sample: Int, offset: Int, value: Double) throws -> String {
+        let (dir, segment) = try history(name)
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: segment))
         try handle.seek(toOffset: UInt64(32 + 32 * sample + offset))
         try handle.write(contentsOf: withUnsafeBytes(of: value.bitPattern.littleEndian) { Data($0) })
         try handle.close()
@@ -85,6 +92,18 @@ struct HardeningMotionCLITests {
             // A stretch before the damage reads as it was.
             let before = try vitals(["history", "export", "h", "--to", "1700000000.04"], in: dir)
             #expect(before.status == 0 && before.stdout.split(separator: "\n").count == 1 + 3, "\(before.stderr)")
+        }
+    }
+
+    @Test("a folder under a segment file's name is named as such, not 'NSCocoaErrorDomain error 256'")
+    func historyWithAFolderForASegment() throws {
+        let dir = try history("history-folder").dir
+        try FileManager.default.createDirectory(atPath: dir + "/h/accelerometer-1800000000000.vah", withIntermediateDirectories: false)
+        for arguments in [["history", "info", "h"], ["history", "export", "h"], ["history", "add", "h", "a.csv", "--start", "1900000000"]] {
+            let run = try vitals(arguments, in: dir)
+            #expect(run.status == 1, "\(arguments): \(run.stderr)")
+            #expect(run.errorLines.count == 1, "\(run.stderr)")
+            #expect(run.stderr.contains("accelerometer-1800000000000.vah: a folder, not a segment file"), "\(run.stderr)")
         }
     }
 
