@@ -14,6 +14,7 @@ struct HRVCommand: ParsableCommand {
         nn_ms, rr, ibi or nn (--intervals names another), in ms, in s when the name ends in _s, or by their size. \
         Intervals out of range (0.25-2 s), off the local median by more than 20 %, and short-long pairs around an \
         ectopic or misplaced beat are left out, then HRV is measured with HeartPy's names as `heart-rate` does. \
+        --report writes a page: the intervals over time, the Poincaré plot, HRV and what was left out. \
         JSON: {"input", "read": {"kind", "column", "unit"}, "beats", "duration_s", "hrv": {...} | null, \
         "ectopic_beat_indices": [beat index], "intervals": [{"index", "end_s", "interval_ms", "accepted", "reason"}]}.
         """)
@@ -33,14 +34,23 @@ struct HRVCommand: ParsableCommand {
     @Flag(help: "Print one JSON document.")
     var json = false
 
+    @Option(help: "Also write an HTML report to this file: the intervals over time, the Poincaré plot and HRV.")
+    var report: String?
+
+    func validate() throws {
+        if let report, report.isEmpty { throw ValidationError("--report needs a file name") }
+    }
+
     func run() throws {
         try CLIError.wrap {
+            if let report { try checkReportTarget(report, input: file) }
             let series = try BeatSeries.read(path: file, times: times, intervals: intervals, unit: unit)
             for note in series.notes { warn(note) }
             let result = series.hrv()
-            let report = series.report(source: file, hrv: result)
-            if json { return report.writeLine() }
-            printSummary(series, result, report)
+            if let report { try writeReport(HRVHTMLReport.html(input: file, series: series, hrv: result), to: report) }
+            let document = series.report(source: file, hrv: result)
+            if json { return document.writeLine() }
+            printSummary(series, result, document)
         }
     }
 

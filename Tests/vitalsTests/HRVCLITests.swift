@@ -33,10 +33,17 @@ struct HRVCLITests {
         #expect(text.status == 0 && text.stdout.contains("201 beats") && text.stdout.contains("200 of 200 kept"), "\(text.stdout)")
         #expect(text.stdout.contains("rmssd " + String(format: "%.4g", expected.rmssd)), "\(text.stdout)")
 
+        let page = try vitals(["hrv", "rpeaks.csv", "--report", "hrv.html"], in: dir)
+        #expect(page.status == 0 && page.stderr.contains("report written to hrv.html"), "\(page.stderr)")
+        let html = try String(contentsOfFile: dir + "/hrv.html", encoding: .utf8)
+        #expect(html.contains("<h1>HRV report</h1>") && html.contains("id=\"clip-tachogram\"") && html.contains("<ellipse"))
+        #expect(html.contains(String(format: "%.1f <small>ms</small>", expected.rmssd)))
+
         let signal = "time_s,ppg\n" + (0..<500).map { "\(Double($0) / 100),\(sin(Double($0)))" }.joined(separator: "\n")
         try signal.write(toFile: dir + "/signal.csv", atomically: true, encoding: .utf8)
         for (arguments, fragment) in [(["hrv", "signal.csv"], "a signal's sample times"), (["hrv", "missing.csv"], "no such file"),
-                                      (["hrv", "rpeaks.csv", "--unit", "min"], "min")] {
+                                      (["hrv", "rpeaks.csv", "--unit", "min"], "min"),
+                                      (["hrv", "rpeaks.csv", "--report", "rpeaks.csv"], "rpeaks.csv")] {
             let bad = try vitals(arguments, in: dir)
             #expect(bad.status != 0 && bad.errorLines.count == 1 && bad.stderr.contains(fragment), "\(arguments): \(bad.stderr)")
         }
