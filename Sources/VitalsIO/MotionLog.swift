@@ -665,7 +665,10 @@ enum DateText {
         guard let year = number(4), expect([45]), let month = number(2), expect([45]), let day = number(2),
               expect([32, 84]), let hour = number(2), expect([58]), let minute = number(2), expect([58]),
               let second = number(2) else { return nil }
-        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        guard (1...12).contains(month), hour < 24, minute < 60, second < 61 else { return nil }
+        // The month's own length: 30 February or 31 April is no date (it rolled into the next month).
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        guard day >= 1, day <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] else { return nil }
         var fraction = 0.0
         if i < b.count && (b[i] == 46 || b[i] == 58) {
             i += 1

@@ -289,6 +289,12 @@ import MotionAnalysis
         #expect(DateText.seconds("1970-01-01T00:00:00Z") == 0)
         #expect(abs(DateText.seconds("1970-01-01 01:00:00 +0100")!) < 1e-9)
         #expect(DateText.seconds("yesterday") == nil)
+        // Days past the month's end are no dates (30 February rolled into 2 March); leap days are.
+        for text in ["2017-02-29 10:00:00", "2017-02-30 10:00:00", "2017-04-31 10:00:00", "1900-02-29 10:00:00"] {
+            #expect(DateText.seconds(text) == nil, "\(text)")
+        }
+        #expect(DateText.seconds("2016-02-29 10:00:00") == DateText.seconds("2016-03-01 10:00:00")! - 86_400)
+        #expect(DateText.seconds("2000-02-29 00:00:00") != nil && DateText.seconds("2017-12-31 23:59:59") != nil)
     }
 }
 
