@@ -2,7 +2,7 @@ import PulseDetection
 import SignalProcessing
 
 /// Beats from a file of beat times or of the intervals between them, for HRV on its own: an ECG's
-/// R-peaks, a chest strap's or a watch's R-R export, the beats `vitals heart-rate --json` wrote.
+/// R-peaks, a chest strap's or a watch's R-R export.
 ///
 /// The file is CSV with a header, or a single column of numbers without one (the plain R-R lists
 /// of Polar, Kubios or HRV-logging apps: intervals, one a line). Without a column named, the first
@@ -150,42 +150,46 @@ public struct BeatSeries: Sendable {
         v.isFinite ? String(Double((v * 1000).rounded()) / 1000) : "none"
     }
 
-    /// What `vitals hrv --json` prints: how the file was read, the HRV (null with fewer than 2
-    /// accepted intervals) and every interval with whether HRV kept it and why not.
-    public func report(source: String, hrv result: HRVResult) -> JSON {
+    /// Every interval with where it ends (seconds from the first beat; nil for an entry that is no
+    /// duration) and why HRV left it out (nil: kept), as `vitals hrv` prints and draws them.
+    public func intervalRows(_ result: HRVResult) -> [(ms: Double, end: Double?, rejection: IntervalRejection?)] {
         let all = intervalsMs
         var reasons = [IntervalRejection?](repeating: nil, count: all.count)
         for r in result.rejected where r.index < all.count { reasons[r.index] = r.reason }
-        // Where each interval ends: its beat's time, or (for intervals) the running sum from the first beat.
         var clock = 0.0
-        var rows: [JSON] = []
-        rows.reserveCapacity(all.count)
-        for (i, v) in all.enumerated() {
+        return all.enumerated().map { i, ms in
             var end: Double?
             if kind == .beatTimes {
-                end = times[i + 1]
-            } else if v.isFinite && v > 0 {
-                clock += v / 1000
+                end = times[i + 1] - times[0]
+            } else if ms.isFinite && ms > 0 {
+                clock += ms / 1000
                 end = clock
             }
-            rows.append(.object([
-                ("index", .number(Double(i))),
-                ("end_s", .num(end, digits: 4)),
-                ("interval_ms", .num(v, digits: 3)),
-                ("accepted", .bool(reasons[i] == nil)),
-                ("reason", reasons[i].map { .string($0.rawValue) } ?? .null),
-            ]))
+            return (ms, end, reasons[i])
         }
-        let span = kind == .beatTimes ? times[times.count - 1] - times[0] : clock
+    }
+
+    /// What `vitals hrv --json` prints: how the file was read, the HRV (null with fewer than 2
+    /// accepted intervals) and every interval with whether HRV kept it and why not.
+    public func report(source: String, hrv result: HRVResult) -> JSON {
+        let rows = intervalRows(result)
         let read: JSON = .object([("kind", .string(kind.rawValue)), ("column", .string(column)), ("unit", .string(unit.rawValue))])
         return .object([
             ("input", .string(source)),
             ("read", read),
-            ("beats", .number(Double(all.count + 1))),
-            ("duration_s", .num(span, digits: 3)),
+            ("beats", .number(Double(rows.count + 1))),
+            ("duration_s", .num(rows.last { $0.end != nil }?.end ?? 0, digits: 3)),
             ("hrv", HRVReport.json(result)),
             ("ectopic_beat_indices", .array(result.ectopicBeats.map { .number(Double($0)) })),
-            ("intervals", .array(rows)),
+            ("intervals", .array(rows.enumerated().map { i, row in
+                .object([
+                    ("index", .number(Double(i))),
+                    ("end_s", .num(row.end, digits: 4)),
+                    ("interval_ms", .num(row.ms, digits: 3)),
+                    ("accepted", .bool(row.rejection == nil)),
+                    ("reason", row.rejection.map { .string($0.rawValue) } ?? .null),
+                ])
+            })),
         ])
     }
 }

@@ -10,19 +10,12 @@ public enum HRVHTMLReport {
     ///   - series: the beats read from it.
     ///   - hrv: `series.hrv()`.
     public static func html(input: String, series: BeatSeries, hrv: HRVResult) -> String {
-        let all = series.intervalsMs
-        var reasons = [IntervalRejection?](repeating: nil, count: all.count)
-        for r in hrv.rejected where r.index < all.count { reasons[r.index] = r.reason }
-        // Each interval at its end, in seconds from the first beat (an interval that is no duration has none).
-        var points: [(time: Double, ms: Double, used: Bool)] = []
-        var clock = 0.0
-        for (i, ms) in all.enumerated() where ms.isFinite && ms > 0 {
-            clock = series.kind == .beatTimes ? series.times[i + 1] - series.times[0] : clock + ms / 1000
-            points.append((clock, ms, reasons[i] == nil))
+        let rows = series.intervalRows(hrv)
+        let points = rows.compactMap { row in row.end.map { (time: $0, ms: row.ms, used: row.rejection == nil) } }
+        let pairs = zip(rows, rows.dropFirst()).compactMap { a, b -> (x: Double, y: Double)? in
+            a.rejection == nil && b.rejection == nil ? (a.ms, b.ms) : nil
         }
-        let pairs = all.indices.dropLast().compactMap { i -> (x: Double, y: Double)? in
-            reasons[i] == nil && reasons[i + 1] == nil ? (all[i], all[i + 1]) : nil
-        }
+        let all = rows.map(\.ms)
         let kept = all.count - hrv.rejected.count
         let m = kept >= 2 ? hrv.measures : nil
         let duration = points.last?.time ?? 0

@@ -16,7 +16,7 @@ struct HRVCommand: ParsableCommand {
         ectopic or misplaced beat are left out, then HRV is measured with HeartPy's names as `heart-rate` does. \
         --report writes a page: the intervals over time, the Poincaré plot, HRV and what was left out. \
         JSON: {"input", "read": {"kind", "column", "unit"}, "beats", "duration_s", "hrv": {...} | null, \
-        "ectopic_beat_indices": [beat index], "intervals": [{"index", "end_s", "interval_ms", "accepted", "reason"}]}.
+        "ectopic_beat_indices": [beat index], "intervals": [{"index", "end_s" (seconds from the first beat), "interval_ms", "accepted", "reason"}]}.
         """)
 
     @Argument(help: "Beat times or intervals (CSV).")
@@ -48,28 +48,24 @@ struct HRVCommand: ParsableCommand {
             for note in series.notes { warn(note) }
             let result = series.hrv()
             if let report { try writeReport(HRVHTMLReport.html(input: file, series: series, hrv: result), to: report) }
-            let document = series.report(source: file, hrv: result)
-            if json { return document.writeLine() }
-            printSummary(series, result, document)
+            if json { return series.report(source: file, hrv: result).writeLine() }
+            printSummary(series, result)
         }
     }
 
-    private func printSummary(_ series: BeatSeries, _ result: HRVResult, _ report: JSON) {
+    private func printSummary(_ series: BeatSeries, _ result: HRVResult) {
         let what = series.kind == .beatTimes ? "beat times" : "intervals"
-        let unit = series.unit.rawValue
-        print("\(file): \(result.intervals.count + 1) beats (\(what) in column '\(series.column)', \(unit))")
+        print("\(file): \(result.intervals.count + 1) beats (\(what) in column '\(series.column)', \(series.unit.rawValue))")
+        let kept = result.intervals.count - result.rejected.count
         let rejected = Dictionary(grouping: result.rejected, by: \.reason)
         let reasons = IntervalRejection.allCases.compactMap { r in rejected[r].map { "\($0.count) \(r.rawValue)" } }
-        print("intervals   \(result.intervals.count - result.rejected.count) of \(result.intervals.count) kept"
+        print("intervals   \(kept) of \(result.intervals.count) kept"
               + (reasons.isEmpty ? "" : " (left out: \(reasons.joined(separator: ", ")))")
               + (result.ectopicBeats.isEmpty ? "" : "; \(result.ectopicBeats.count) ectopic beat\(result.ectopicBeats.count == 1 ? "" : "s")"))
-        guard case .object(let fields) = report, case .object(let measures)? = fields.first(where: { $0.0 == "hrv" })?.1 else {
-            print("hrv         not measured: fewer than 2 intervals kept")
-            return
-        }
-        let parts = HRVMeasures.names.map { name -> String in
-            if case .number(let v)? = measures.first(where: { $0.0 == name })?.1 { return name + " " + String(format: "%.4g", v) }
-            return name + " -"
+        // As in --json (HRVReport): no measures from fewer than 2 kept intervals.
+        guard kept >= 2 else { return print("hrv         not measured: fewer than 2 intervals kept") }
+        let parts = HRVMeasures.names.map { name in
+            result.measures[name].flatMap { $0.isFinite ? name + " " + String(format: "%.4g", $0) : nil } ?? name + " -"
         }
         for start in stride(from: 0, to: parts.count, by: 8) {
             print((start == 0 ? "hrv         " : "            ") + parts[start..<min(start + 8, parts.count)].joined(separator: "  "))

@@ -1,7 +1,7 @@
 import Testing
 @testable import FaceTracking
 
-@Suite struct CascadeLoadingTests {
+@Suite struct CascadeLoadingTests: CascadeEditing {
     @Test func readsAHaarCascade() throws {
         let c = try CascadeClassifier(xml: Fixtures.haar())
         #expect(c.featureType == .haar && c.windowWidth == 8 && c.windowHeight == 8)
@@ -17,19 +17,6 @@ import Testing
         let c = try CascadeClassifier(xml: Fixtures.lbpCentre)
         #expect(c.featureType == .lbp && c.lbpFeatures == [.init(x: 0, y: 0, blockWidth: 2, blockHeight: 2)])
         #expect(c.subsets == [1, 0, 0, 0, 0, 0, 0, 0])
-    }
-
-    func failure(_ xml: String) -> FaceTrackingError? {
-        do {
-            _ = try CascadeClassifier(xml: Array(xml.utf8))
-            return nil
-        } catch {
-            return error
-        }
-    }
-
-    func haar(replacing target: String, with replacement: String) -> String {
-        String(decoding: Fixtures.haar(), as: UTF8.self).replacingOccurrences(of: target, with: replacement)
     }
 
     @Test func notXMLIsMalformed() {

@@ -82,3 +82,28 @@ extension String {
         split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }
+
+/// Cascade text edited for a test, and what reading it gives.
+protocol CascadeEditing {}
+
+extension CascadeEditing {
+    /// The error reading `xml` as a cascade gives; nil when it reads.
+    func failure(_ xml: String) -> FaceTrackingError? {
+        do {
+            _ = try CascadeClassifier(xml: Array(xml.utf8))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// The Haar fixture with `target` replaced.
+    func haar(replacing target: String, with replacement: String) -> String {
+        String(decoding: Fixtures.haar(), as: UTF8.self).replacingOccurrences(of: target, with: replacement)
+    }
+
+    /// The LBP fixture with `target` replaced.
+    func lbp(replacing target: String, with replacement: String) -> String {
+        String(decoding: Fixtures.lbpCentre, as: UTF8.self).replacingOccurrences(of: target, with: replacement)
+    }
+}

@@ -3,24 +3,7 @@ import Testing
 
 /// Cascade files with numbers at the edges of Int: each is refused as an invalid cascade naming the
 /// problem, never a trap while it is read (as `vitals faces --cascade` and `vitals bench --cascade` load them).
-@Suite struct HardeningCascadeTests {
-    func failure(_ xml: String) -> FaceTrackingError? {
-        do {
-            _ = try CascadeClassifier(xml: Array(xml.utf8))
-            return nil
-        } catch {
-            return error
-        }
-    }
-
-    func haar(replacing target: String, with replacement: String) -> String {
-        String(decoding: Fixtures.haar(), as: UTF8.self).replacingOccurrences(of: target, with: replacement)
-    }
-
-    func lbp(replacing target: String, with replacement: String) -> String {
-        String(decoding: Fixtures.lbpCentre, as: UTF8.self).replacingOccurrences(of: target, with: replacement)
-    }
-
+@Suite struct HardeningCascadeTests: CascadeEditing {
     @Test("a tree link of Int.min is no leaf of the tree (negating it trapped)")
     func linkAtIntMin() {
         let error = failure(haar(replacing: "0 -1 0 0.5", with: "-9223372036854775808 -1 0 0.5"))
