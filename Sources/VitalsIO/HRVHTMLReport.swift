@@ -19,6 +19,9 @@ public enum HRVHTMLReport {
         let kept = all.count - hrv.rejected.count
         let m = kept >= 2 ? hrv.measures : nil
         let duration = points.last?.time ?? 0
+        // Intervals summing past the largest Double (1.7e308 ms a few thousand times) end at infinity,
+        // which no axis spans: the axis ends at the last interval that ends in finite time.
+        let axisEnd = points.last { $0.time.isFinite }?.time ?? 0
 
         var page = HTMLPage(title: "HRV report: \((input as NSString).lastPathComponent)", command: "vitals hrv --report")
         let what = series.kind == .beatTimes ? "beat times" : "intervals"
@@ -36,7 +39,7 @@ public enum HRVHTMLReport {
             pairs each kept interval with the next kept one; its ellipse has half-axes SD1 (across the \
             identity line) and SD2 (along it).
             """)
-        page.append(HeartRateHTMLReport.tachogram(points, time: ReportTimeAxis(duration: duration)))
+        page.append(HeartRateHTMLReport.tachogram(points, time: ReportTimeAxis(duration: axisEnd)))
         page.append("<div class=\"row\">" + HeartRateHTMLReport.poincare(pairs: pairs, measures: m)
                     + HeartRateHTMLReport.hrvTable(hrv) + "</div>")
         page.section("Left out", note: nil)

@@ -174,8 +174,10 @@ func offSpans(_ changes: [(time: Double, on: Bool)], end: Double, offAtStart: Bo
     return spans
 }
 
-/// h:mm:ss or m:ss.
+/// h:mm:ss or m:ss; 10¹⁵ s or more (no recording's, but `vitals hrv` sums the intervals it reads,
+/// and whole seconds past 9.2e18 do not fit an Int) as seconds, a duration that is not finite as "–".
 func clock(_ seconds: Double) -> String {
+    guard seconds.magnitude < 1e15 else { return seconds.isFinite ? String(format: "%.3g s", seconds) : "–" }
     let s = Int(seconds.rounded())
     return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
 }

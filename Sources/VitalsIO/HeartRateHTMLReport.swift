@@ -135,10 +135,12 @@ public enum HeartRateHTMLReport {
     }
 
     /// Intervals over time: `used` ones (in HRV) green, the others orange.
+    /// The axis spans the intervals' 1st to 99th percentile within 200-2500 ms, at least 100 ms of it
+    /// (intervals all outside that, as `vitals hrv` reads and rejects, are off the chart).
     static func tachogram(_ points: [(time: Double, ms: Double, used: Bool)], time: ReportTimeAxis) -> String {
         let ms = points.map(\.ms).sorted()
-        let lo = ms.isEmpty ? 300 : max(200, ms[Int(0.01 * Double(ms.count - 1))] - 100)
-        let hi = ms.isEmpty ? 1500 : min(2500, ms[Int(0.99 * Double(ms.count - 1))] + 100)
+        let lo = ms.isEmpty ? 300 : min(2400, max(200, ms[Int(0.01 * Double(ms.count - 1))] - 100))
+        let hi = ms.isEmpty ? 1500 : max(lo + 100, min(2500, ms[Int(0.99 * Double(ms.count - 1))] + 100))
         var chart = time.chart(height: 200, y: lo...hi, yLabel: "interval (ms)")
         chart.dots(time.map(points.filter { !$0.used }.map { ($0.time, $0.ms) }), color: orange, radius: 2)
         chart.dots(time.map(points.filter(\.used).map { ($0.time, $0.ms) }), color: green, radius: 1.6)

@@ -1,0 +1,43 @@
+import Foundation
+import PulseDetection
+import Testing
+
+@testable import VitalsIO
+
+/// Beat files built to reach a trap or a NaN in `vitals hrv`: each page is drawn in a process of
+/// its own (an exit test), so a trap fails the test instead of ending the run.
+@Suite struct HardeningBeatSeriesTests {
+    /// The HRV page of `text` read as a beat file (CSV).
+    static func page(_ text: String) throws -> String {
+        let series = try BeatSeries.parse(bytes: Array(text.utf8), source: "beats.csv")
+        return HRVHTMLReport.html(input: "beats.csv", series: series, hrv: series.hrv())
+    }
+
+    @Test func aPageOfIntervalsAllOffTheChartIsDrawnNotTrapped() async {
+        // Intervals of a day (or of 1 us, or 1e308 ms) are read and all left out as out of range: the
+        // tachogram's interval axis ran from 2500 down to 86 400 100 ms (or up to 200 from 100) and
+        // the page's length, 1e308 ms x 100 in seconds, went through Int(_:) in clock(_:).
+        await #expect(processExitsWith: .success) {
+            for value in ["86400000", "0.001", "1e308"] {
+                let html = try HardeningBeatSeriesTests.page("rr_ms\n" + String(repeating: value + "\n", count: 100))
+                guard html.contains("Beat-to-beat intervals"), html.contains("<th>out of range</th><td>100</td>") else { exit(2) }
+            }
+        }
+    }
+
+    @Test func aPageOfIntervalsSummingPastTheLargestDoubleIsDrawnNotTrapped() async {
+        // 3000 intervals of 1.7e308 ms end at infinity: the time axis of 0...NaN trapped.
+        await #expect(processExitsWith: .success) {
+            let text = "rr_ms\n" + String(repeating: "1.7e308\n", count: 3000) + String(repeating: "800\n", count: 50)
+            let html = try HardeningBeatSeriesTests.page(text)
+            guard html.contains("Beat-to-beat intervals"), html.contains("3051 beats over –") else { exit(2) }
+        }
+    }
+
+    @Test func aLongDurationIsWrittenInSecondsAndANonFiniteOneAsADash() async {
+        await #expect(processExitsWith: .success) {
+            guard clock(1e307) == "1e+307 s", clock(.infinity) == "–", clock(.nan) == "–" else { exit(2) }
+            guard clock(3725) == "1:02:05", clock(65) == "1:05" else { exit(3) }
+        }
+    }
+}
