@@ -29,7 +29,8 @@ public enum HRVHTMLReport {
         page.cards([
             ("beats", "\(all.count + 1)", "\(kept) of \(all.count) intervals used for HRV"),
             ("heart rate", m.map { String(format: "%.1f <small>bpm</small>", $0.bpm) } ?? "–", "60 000 / the mean kept interval"),
-            ("RMSSD", m.map { String(format: "%.1f <small>ms</small>", $0.rmssd) } ?? "–", m.map { String(format: "SDNN %.1f ms", $0.sdnn) } ?? "fewer than 2 intervals kept"),
+            // RMSSD needs two kept intervals in a row, which two kept intervals need not be.
+            ("RMSSD", m.flatMap { $0.rmssd.isFinite ? String(format: "%.1f <small>ms</small>", $0.rmssd) : nil } ?? "–", m.map { String(format: "SDNN %.1f ms", $0.sdnn) } ?? "fewer than 2 intervals kept"),
             ("ectopic beats", "\(hrv.ectopicBeats.count)", "short-long pairs around a premature beat"),
         ])
         page.section("Beat-to-beat intervals", note: """

@@ -34,6 +34,15 @@ import Testing
         }
     }
 
+    @Test func aPageWithoutTwoKeptIntervalsInARowShowsNoRMSSD() throws {
+        // Every other interval out of range (a mixed-up unit): 60 kept, none next to another kept
+        // one, so no successive difference. The RMSSD card read 'nan ms'.
+        let html = try Self.page("rr\n" + String(repeating: "0.8\n800\n0.81\n810\n", count: 30))
+        #expect(html.contains("60 of 120 intervals used for HRV"))
+        #expect(html.contains("<div class=\"label\">RMSSD</div><div class=\"value\">–</div>"))
+        #expect(!html.contains("nan <small>"))
+    }
+
     @Test func aLongDurationIsWrittenInSecondsAndANonFiniteOneAsADash() async {
         await #expect(processExitsWith: .success) {
             guard clock(1e307) == "1e+307 s", clock(.infinity) == "–", clock(.nan) == "–" else { exit(2) }
