@@ -83,12 +83,13 @@ public struct WristEvaluation: Sendable {
         for i in truthColumns[0].indices {
             let (start, end, bpm) = (truthColumns[0][i], truthColumns[1][i], truthColumns[2][i])
             guard start.isFinite, end.isFinite, bpm.isFinite else { missingTruth += 1; continue }
-            let line = "\(truthCSV.source): line \(truthCSV.lineNumber(ofRow: i))"
+            // Named only for an error: finding a row's line walks the file.
+            let line = { "\(truthCSV.source): line \(truthCSV.lineNumber(ofRow: i))" }
             guard abs(end - start - length) <= 0.05 else {
-                throw InputError(.badOption, String(format: "%@: a truth window of %g s; the tracker's windows are %g s", line, end - start, length))
+                throw InputError(.badOption, String(format: "%@: a truth window of %g s; the tracker's windows are %g s", line(), end - start, length))
             }
             guard (20...300).contains(bpm) else {
-                throw InputError(.notANumber, String(format: "%@: a heart rate of %g bpm is no truth (20-300 bpm)", line, bpm))
+                throw InputError(.notANumber, String(format: "%@: a heart rate of %g bpm is no truth (20-300 bpm)", line(), bpm))
             }
             truth.append((start, bpm))
         }
