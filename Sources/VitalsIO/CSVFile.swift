@@ -26,7 +26,7 @@ public struct InputError: Error, CustomStringConvertible, Equatable, Sendable {
 
 /// Refuses a `path` with nothing there or a directory there.
 /// - Throws: `InputError.fileNotFound` or `.unreadable`.
-private func checkInputPath(_ path: String) throws {
+func checkInputPath(_ path: String) throws {
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
         throw InputError(.fileNotFound, "\(path): no such file")

@@ -20,10 +20,14 @@ public enum MotionEvaluation {
     public static func exermoteFiles(in directory: String) throws -> (files: [String], ignored: [String]) {
         var files: [String] = [], ignored: [String] = []
         for path in try csvFiles(in: directory) {
-            let head = FileHandle(forReadingAtPath: path).map { h in
-                defer { try? h.close() }
-                return String(decoding: h.readData(ofLength: 1 << 16), as: UTF8.self)
-            } ?? ""
+            // The first 64 KiB, for the header line. A folder named *.csv is an error naming it, as
+            // other inputs' are (FileHandle opened it and its read trapped in Foundation's `try!`).
+            try checkInputPath(path)
+            var head = ""
+            if let file = FileBlocks(path: path, blockSize: 1 << 16) {
+                _ = try file.readMore(1 << 16, source: path)
+                head = String(decoding: file.bytes, as: UTF8.self)
+            }
             let header = (try? CSVFile(bytes: Array(head.prefix { $0 != "\n" && $0 != "\r" }.utf8), source: path))?.header ?? []
             if header.contains(where: { $0.trimmingCharacters(in: .whitespaces) == "exerciseType" }) {
                 files.append(path)

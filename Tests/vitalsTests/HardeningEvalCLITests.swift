@@ -22,4 +22,19 @@ struct HardeningEvalCLITests {
         let recording = try #require((doc["recordings"] as? [[String: Any]])?.first)
         #expect((recording["with_motion"] as? [String: Any])?["windows"] as? Double == 2)
     }
+
+    @Test func evalRepsAndAttitudeNameAFolderNamedLikeALog() throws {
+        // A folder named *.csv among the logs: Foundation's FileHandle opened it, and reading its
+        // header trapped ('try!' ... NSCocoaErrorDomain error 256, SIGILL).
+        let dir = try scratchFolder("reps-folder-csv")
+        try "exerciseType,timeStampSaved\nsetBreak,2017-03-30 18:45:36:794\n"
+            .write(toFile: dir + "/2017-03-30_18-50-49_Individual_1.csv", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: dir + "/2017-03-30_19-00-03_Individual_1.csv", withIntermediateDirectories: true)
+        for command in ["reps", "attitude"] {
+            let run = try vitals(["eval", command, "."], in: dir)
+            #expect(run.status == 1, "\(command): \(run.status) \(run.stderr)")
+            #expect(run.errorLines.count == 1, "\(command): \(run.stderr)")
+            #expect(run.stderr.contains("2017-03-30_19-00-03_Individual_1.csv: is a directory, not a file"), "\(command): \(run.stderr)")
+        }
+    }
 }
