@@ -131,18 +131,29 @@ public enum StepEvaluation {
             let truth = try readTruth(path: directory + "/" + name + ".json")
             let rec = try StepLogs.read(path: directory + "/" + file, options: options)
             let rate = 100.0
+            // Each foot's events are [start, end] pairs of samples, the heel strike second. A list that
+            // is missing or holds anything else was skipped whole (one pair with a null dropped a
+            // foot's strikes), and the trial was scored against the other foot's alone.
             var strikes: [Double] = []
             for key in ["LeftFootEvents", "RightFootEvents"] {
-                for ev in (truth[key] as? [[Double]]) ?? [] where ev.count == 2 { strikes.append(ev[1] / rate) }
+                guard let events = truth[key] as? [[Double]],
+                      events.allSatisfy({ $0.count == 2 && $0.allSatisfy { $0.isFinite && $0 >= 0 } }) else {
+                    throw InputError(.missingColumn, "\(directory)/\(name).json: no '\(key)' [[start, end], ...] (samples, 0 or more)")
+                }
+                for ev in events { strikes.append(ev[1] / rate) }
             }
             strikes.sort()
-            guard let bounds = truth["TrialBoundaries"] as? [Double], bounds.count >= 2, bounds[1] > bounds[0] else {
-                throw InputError(.missingColumn, "\(directory)/\(name).json: no 'TrialBoundaries' [start, end] (samples)")
+            guard let bounds = truth["TrialBoundaries"] as? [Double], bounds.count >= 2, bounds[0] >= 0, bounds[1] > bounds[0] else {
+                throw InputError(.missingColumn, "\(directory)/\(name).json: no 'TrialBoundaries' [start, end] (samples, 0 or more)")
             }
             let trial = bounds.map { $0 / rate }
             guard trial[1] <= rec.duration + 1 else {
                 throw InputError(.tooShort, String(format: "%@/%@: the recording ends at %.2f s, before the trial it is scored on ends (%.2f s in %@.json): is the file cut short?",
                                                    directory, file, rec.duration, trial[1], name))
+            }
+            if let last = strikes.last, last > rec.duration + 1 {
+                throw InputError(.tooShort, String(format: "%@/%@: the recording ends at %.2f s, before a heel strike in %@.json (%.2f s): is the file cut short?",
+                                                   directory, file, rec.duration, name, last))
             }
             let subject = (truth["Subject"] as? Int) ?? Int(name.split(separator: "-").first ?? "") ?? 0
             let events = StepDetector.detect(times: rec.time, accelerations: rec.acceleration)

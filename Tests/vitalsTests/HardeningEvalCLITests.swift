@@ -37,4 +37,31 @@ struct HardeningEvalCLITests {
             #expect(run.stderr.contains("2017-03-30_19-00-03_Individual_1.csv: is a directory, not a file"), "\(command): \(run.stderr)")
         }
     }
+
+    @Test func evalGaitRefusesTruthItWouldHavePartlySkipped() throws {
+        // A still 40-s IPOL trial (100 Hz) and its truth. A foot's events holding a NaN (read as
+        // null), or not a list, were skipped whole and the trial scored against the other foot's
+        // strikes (F1 0.95 -> 0.81 on 1-1); a trial starting at a negative sample, and a heel strike
+        // long after the recording's end, were scored as they were.
+        let dir = try scratchFolder("gait-truth")
+        var lb = "Acquisition frequency: 100 Hz\nPacketCounter\tAcc_X\tAcc_Y\tAcc_Z\n"
+        for i in 0..<4000 { lb += "\(i).0\t9.81\t0.0\t0.0\n" }
+        try lb.write(toFile: dir + "/1-1_lb.txt", atomically: true, encoding: .utf8)
+        func truth(left: String = "[[150, 200], [250, 300]]", bounds: String = "[100, 2000]") throws {
+            try "{\"Subject\": 1, \"TrialBoundaries\": \(bounds), \"LeftFootEvents\": \(left), \"RightFootEvents\": [[200, 250]]}"
+                .write(toFile: dir + "/1-1.json", atomically: true, encoding: .utf8)
+        }
+        try truth()
+        let valid = try vitals(["eval", "gait", "."], in: dir)
+        #expect(valid.status == 0, "\(valid.stderr)")
+        for (left, bounds, said) in [("[[150, NaN], [250, 300]]", "[100, 2000]", "no 'LeftFootEvents' [[start, end], ...]"),
+                                     ("\"x\"", "[100, 2000]", "no 'LeftFootEvents' [[start, end], ...]"),
+                                     ("[[150, 200], [250, 300]]", "[-500, 2000]", "no 'TrialBoundaries' [start, end]"),
+                                     ("[[150, 200], [250, 1000000]]", "[100, 2000]", "before a heel strike in 1-1.json (10000.00 s)")] {
+            try truth(left: left, bounds: bounds)
+            let run = try vitals(["eval", "gait", "."], in: dir)
+            #expect(run.status == 1, "\(left) \(bounds): \(run.status)")
+            #expect(run.errorLines.count == 1 && run.stderr.contains(said), "\(left) \(bounds): \(run.stderr)")
+        }
+    }
 }
