@@ -30,6 +30,7 @@ struct EvalSteps: ParsableCommand {
         var rows = try CLIError.wrap {
             try StepEvaluation.oxford(directory: directory, options: MotionLogOptions(accelUnitOption: accelUnit))
         }
+        warnUnscoredOxford(in: directory, only: only)
         if let only { rows = rows.filter { $0.name.contains(only) } }
         guard !rows.isEmpty else { throw CLIError("no recording matches '\(only ?? "")'") }
         let errors = rows.map { abs($0.errorPercent) }
@@ -87,6 +88,10 @@ struct EvalGait: ParsableCommand {
         var rows = try CLIError.wrap {
             try StepEvaluation.gait(directory: directory, options: MotionLogOptions(accelUnitOption: accelUnit))
         }
+        for file in ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted() where file.hasSuffix("_lb.txt") {
+            let name = file.dropLast("_lb.txt".count)
+            if !FileManager.default.fileExists(atPath: directory + "/" + name + ".json") { warn("not scored: \(file) (no \(name).json)") }
+        }
         if let subjects {
             let parts = subjects.split(separator: "-").compactMap { Int($0) }
             guard parts.count == 2 else { throw CLIError("--subjects wants a range like 1-9, got '\(subjects)'") }
@@ -136,5 +141,16 @@ struct EvalGait: ParsableCommand {
             for (name, ok) in gates { print("  [\(ok ? "pass" : "FAIL")] \(name)") }
         }
         if check, gates.contains(where: { !$0.1 }) { throw ExitCode(1) }
+    }
+}
+
+/// Warns of each recording folder of `directory` (whose name contains `only`) that `eval steps`
+/// passes over for want of its accelerometer.csv or its steps_truth.json; a folder with neither is
+/// no recording.
+private func warnUnscoredOxford(in directory: String, only: String?) {
+    let fm = FileManager.default
+    for name in ((try? fm.contentsOfDirectory(atPath: directory)) ?? []).sorted() where only.map(name.contains) ?? true {
+        let has = ["accelerometer.csv", "steps_truth.json"].map { fm.fileExists(atPath: directory + "/" + name + "/" + $0) }
+        if has[0] != has[1] { warn("not scored: \(name) (no \(has[0] ? "steps_truth.json" : "accelerometer.csv"))") }
     }
 }

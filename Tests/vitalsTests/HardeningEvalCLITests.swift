@@ -64,4 +64,41 @@ struct HardeningEvalCLITests {
             #expect(run.errorLines.count == 1 && run.stderr.contains(said), "\(left) \(bounds): \(run.stderr)")
         }
     }
+
+    @Test func evalStepsAndGaitNameARecordingTheyPassOver() throws {
+        // A recording folder without its steps_truth.json (or accelerometer.csv), and a trial's
+        // _lb.txt without its .json, were left out of the scores without a word.
+        let dir = try scratchFolder("steps-unscored")
+        for name in ["walk", "half"] {
+            try FileManager.default.createDirectory(atPath: dir + "/" + name, withIntermediateDirectories: true)
+        }
+        var acc = "", switches = "timestamp_ns,left,right\n"
+        for k in 0..<4000 {
+            let t = Double(k) / 100
+            let step = t > 5 ? 0.25 * sin(2 * Double.pi * 2 * (t - 5)) : 0
+            acc += String(format: "%lld,3,%.5f,%.5f,%.5f\n", Int64(t * 1e9), 0.05 * step, 1 + step, 0.02)
+        }
+        for k in 0..<400 {
+            let t = Double(k) / 10
+            switches += "\(Int64(t * 1e9)),\(t > 5 && (t - 5).truncatingRemainder(dividingBy: 0.5) < 0.25 ? 1 : 0),0\n"
+        }
+        try acc.write(toFile: dir + "/walk/accelerometer.csv", atomically: true, encoding: .utf8)
+        try acc.write(toFile: dir + "/half/accelerometer.csv", atomically: true, encoding: .utf8)
+        try switches.write(toFile: dir + "/walk/stepcounter.csv", atomically: true, encoding: .utf8)
+        try #"{"clean_steps": 70}"#.write(toFile: dir + "/walk/steps_truth.json", atomically: true, encoding: .utf8)
+        let steps = try vitals(["eval", "steps", ".", "--accel-unit", "g"], in: dir)
+        #expect(steps.status == 0, "\(steps.stderr)")
+        #expect(steps.errorLines == ["warning: not scored: half (no steps_truth.json)"], "\(steps.stderr)")
+
+        let gait = try scratchFolder("gait-unscored")
+        var lb = "Acquisition frequency: 100 Hz\nPacketCounter\tAcc_X\tAcc_Y\tAcc_Z\n"
+        for i in 0..<4000 { lb += "\(i).0\t9.81\t0.0\t0.0\n" }
+        try lb.write(toFile: gait + "/1-1_lb.txt", atomically: true, encoding: .utf8)
+        try lb.write(toFile: gait + "/2-1_lb.txt", atomically: true, encoding: .utf8)
+        try #"{"TrialBoundaries": [100, 2000], "LeftFootEvents": [[150, 200]], "RightFootEvents": [[200, 250]]}"#
+            .write(toFile: gait + "/1-1.json", atomically: true, encoding: .utf8)
+        let trials = try vitals(["eval", "gait", "."], in: gait)
+        #expect(trials.status == 0, "\(trials.stderr)")
+        #expect(trials.errorLines == ["warning: not scored: 2-1_lb.txt (no 2-1.json)"], "\(trials.stderr)")
+    }
 }
