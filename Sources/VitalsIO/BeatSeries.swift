@@ -68,7 +68,8 @@ public struct BeatSeries: Sendable {
     ///   - intervals: the column of intervals to read; nil: found by name.
     ///   - unit: the intervals' unit; nil: from the column's name (`_s` or `_ms`), else from their size.
     /// - Throws: `InputError`: no such column (naming those there), a beat time that is not a number
-    ///   or does not come after the one before, sample times instead of beats, fewer than 3 beats,
+    ///   or does not come after the one before, one too far from zero (2^43 s) to keep its
+    ///   milliseconds, sample times instead of beats, fewer than 3 beats,
     ///   intervals whose unit cannot be told.
     public static func parse(bytes: [UInt8], source: String, times: String? = nil, intervals: String? = nil,
                              unit: IntervalUnit? = nil) throws -> BeatSeries {
@@ -96,6 +97,11 @@ public struct BeatSeries: Sendable {
             let t = values[0]
             guard t.isFinite else {
                 throw InputError(.nonFinite, "\(csv.source): line \(line): beat time '\(name)' is \(t.isNaN ? "empty or not a number" : "infinite")")
+            }
+            // Beyond 2^43 s (280 000 years) Doubles lie more than 1 ms apart, and the intervals between
+            // such times come out in steps of that spacing (at 1e15 s, 800 ms read as 750 or 875).
+            guard t.ulp <= 0.001 else {
+                throw InputError(.badTimestamps, String(format: "%@: line %d: beat time %g s is too far from zero to keep its milliseconds (times there are %g s apart); beat times must lie within ±8.8e12 s (2^43)", csv.source, line, t, t.ulp))
             }
             if let last = times.last, t <= last {
                 throw InputError(.badTimestamps, "\(csv.source): line \(line): beat time \(t) s does not come after the one before (\(last) s); beat times must increase")

@@ -49,4 +49,21 @@ import Testing
             guard clock(3725) == "1:02:05", clock(65) == "1:05" else { exit(3) }
         }
     }
+
+    @Test func beatTimesTooFarFromZeroForMillisecondsAreRefused() throws {
+        // Beats 800 ms apart at 1e15 s: Doubles there are 0.125 s apart, so the intervals read 750
+        // or 875 ms and RMSSD 112 ms (none of it in the file).
+        let text = "time_s\n" + (0..<100).map { String(1e15 + 0.8 * Double($0)) }.joined(separator: "\n")
+        #expect {
+            _ = try BeatSeries.parse(bytes: Array(text.utf8), source: "beats.csv")
+        } throws: { error in
+            let message = (error as? InputError)?.message ?? ""
+            return message.contains("line 2: beat time 1e+15 s is too far from zero to keep its milliseconds (times there are 0.125 s apart)")
+        }
+        // Times of a year of seconds, or 2^42 s, keep theirs.
+        for start in [31_536_000.0, 4_398_046_511_104] {
+            let series = try BeatSeries.parse(bytes: Array(("time_s\n" + (0..<10).map { String(start + 0.8 * Double($0)) }.joined(separator: "\n")).utf8), source: "beats.csv")
+            #expect(series.intervalsMs.allSatisfy { abs($0 - 800) < 1 }, "\(series.intervalsMs)")
+        }
+    }
 }
