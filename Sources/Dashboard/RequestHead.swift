@@ -66,7 +66,8 @@ public struct RequestHeadReader: Sendable {
     public enum Failure: Error, Equatable, Sendable {
         /// No blank line within ``RequestHeadReader/maximumSize`` bytes.
         case tooLarge
-        /// Not UTF-8, not "METHOD TARGET HTTP/x.y", or a header line that is not "name: value".
+        /// Not UTF-8, a control character (a CR not ending a line, NUL), not "METHOD TARGET HTTP/x.y",
+        /// or a header line that is not "name: value".
         case malformed
     }
 
@@ -115,9 +116,18 @@ public struct RequestHeadReader: Sendable {
         return nil
     }
 
+    /// Whether `byte` is a control character other than a horizontal tab, which field values may hold.
+    private static func isControl(_ byte: UInt8) -> Bool {
+        (byte < 0x20 && byte != UInt8(ascii: "\t")) || byte == 0x7F
+    }
+
     private static func parse(_ head: ArraySlice<UInt8>) throws(Failure) -> RequestHead {
         var lines = try head.split(separator: lf, omittingEmptySubsequences: false).dropLast(2).map { line throws(Failure) in
-            guard let text = String(bytes: line.last == cr ? line.dropLast() : line, encoding: .utf8) else { throw .malformed }
+            let line = line.last == cr ? line.dropLast() : line
+            // A control character (a CR not ending the line, NUL, ...) is in no request line, field
+            // name or value (RFC 9110 §5.5, RFC 9112 §3): a bare CR in a value echoed in a response's
+            // `Connection` field started a header line of the client's in it.
+            guard !line.contains(where: isControl), let text = String(bytes: line, encoding: .utf8) else { throw .malformed }
             return text
         }[...]
         let request = (lines.popFirst() ?? "").split(separator: " ")
