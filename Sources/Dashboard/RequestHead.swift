@@ -66,9 +66,11 @@ public struct RequestHeadReader: Sendable {
     public enum Failure: Error, Equatable, Sendable {
         /// No blank line within ``RequestHeadReader/maximumSize`` bytes.
         case tooLarge
-        /// Not UTF-8, a control character (a CR not ending a line, NUL), not "METHOD TARGET HTTP/x.y",
-        /// or a header line that is not "name: value".
+        /// Not UTF-8, a control character (a CR not ending a line, NUL), not "METHOD TARGET HTTP/x.y"
+        /// (x and y a digit each), or a header line that is not "name: value".
         case malformed
+        /// An HTTP version other than 1.x ("HTTP/2.0", "HTTP/0.9"): a server answers 505.
+        case unsupportedVersion
     }
 
     private var buffer: [UInt8] = []
@@ -131,7 +133,15 @@ public struct RequestHeadReader: Sendable {
             return text
         }[...]
         let request = (lines.popFirst() ?? "").split(separator: " ")
-        guard request.count == 3, request[2].hasPrefix("HTTP/") else { throw .malformed }
+        guard request.count == 3 else { throw .malformed }
+        // HTTP-version is "HTTP/" DIGIT "." DIGIT (RFC 9112 §2.3); "HTTP/", "HTTP/1.1.1" or
+        // "HTTP/9.9" was served as if it were 1.x.
+        let version = Array(request[2].utf8)
+        guard version.count == 8, version.starts(with: "HTTP/".utf8), version[6] == UInt8(ascii: "."),
+              [version[5], version[7]].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            throw .malformed
+        }
+        guard version[5] == UInt8(ascii: "1") else { throw .unsupportedVersion }
         let fields = try lines.map { line throws(Failure) in
             guard let colon = line.firstIndex(of: ":") else { throw .malformed }
             let name = line[..<colon]

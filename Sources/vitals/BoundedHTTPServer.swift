@@ -176,14 +176,19 @@ struct BoundedHTTPServer: Sendable {
 
     /// The next request's head; nil when the client closes the connection, or sends nothing of a
     /// request within ``headTimeout``.
-    /// - Throws: `Refusal` for a head too large (431), malformed (400) or not complete in time (408).
+    /// - Throws: `Refusal` for a head too large (431), malformed (400), of an HTTP version other than
+    ///   1.x (505) or not complete in time (408).
     private func nextHead(from client: AsyncSocket, into reader: inout RequestHeadReader) async throws -> RequestHead? {
         let deadline = ContinuousClock.now + Self.headTimeout
         while true {
             do {
                 if let head = try reader.nextHead() { return head }
             } catch {
-                throw Refusal(status: error == .tooLarge ? .requestHeaderFieldsTooLarge : .badRequest)
+                switch error {
+                case .tooLarge: throw Refusal(status: .requestHeaderFieldsTooLarge)
+                case .unsupportedVersion: throw Refusal(status: .httpVersionNotSupported)
+                case .malformed: throw Refusal(status: .badRequest)
+                }
             }
             guard let bytes = try await read(client, before: deadline) else {
                 if reader.hasPartialHead { throw Refusal(status: .requestTimeout) }

@@ -34,4 +34,21 @@ private func read(_ bytes: [UInt8]) -> Result<RequestHead?, RequestHeadReader.Fa
         #expect(head.value(of: "Y") == "😀")
         #expect(head.target == "/ü")
     }
+
+    /// An HTTP version that is not "HTTP/" digit "." digit is malformed (400), and one of another
+    /// major version is not supported (505). "GET / HTTP/", "HTTP/1.1.1" and "HTTP/9.9" were served.
+    @Test(arguments: ["HTTP/", "HTTP/1", "HTTP/1.", "HTTP/1.1.1", "HTTP/11.1", "HTTP/1.x", "HTTP/+1.1", "HTTP/１.1"])
+    func aVersionNotDigitDotDigitIsMalformed(version: String) {
+        #expect(read(Array("GET / \(version)\r\n\r\n".utf8)) == .failure(.malformed))
+    }
+
+    @Test(arguments: ["HTTP/0.9", "HTTP/2.0", "HTTP/9.9"])
+    func aVersionOtherThanOneIsNotSupported(version: String) {
+        #expect(read(Array("GET / \(version)\r\n\r\n".utf8)) == .failure(.unsupportedVersion))
+    }
+
+    @Test(arguments: ["HTTP/1.0", "HTTP/1.1", "HTTP/1.9"])
+    func versionOneIsTaken(version: String) throws {
+        #expect(try read(Array("GET / \(version)\r\n\r\n".utf8)).get()?.version == version)
+    }
 }
