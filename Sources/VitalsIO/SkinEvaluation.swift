@@ -86,14 +86,15 @@ public struct SkinEvaluation: Sendable {
             }
             for row in rates.indices {
                 let video = videos[row]
-                let line = "\(truthCSV.source): line \(truthCSV.lineNumber(ofRow: row))"
-                guard !video.isEmpty else { throw InputError(.badOption, "\(line): no video name") }
+                // Named only for an error: finding a row's line walks the file (as eval wrist's truth).
+                let line = { "\(truthCSV.source): line \(truthCSV.lineNumber(ofRow: row))" }
+                guard !video.isEmpty else { throw InputError(.badOption, "\(line()): no video name") }
                 guard (20...300).contains(rates[row]) else {
-                    throw InputError(.notANumber, String(format: "%@: a heart rate of %g bpm is no truth (20-300 bpm)", line, rates[row]))
+                    throw InputError(.notANumber, String(format: "%@: a heart rate of %g bpm is no truth (20-300 bpm)", line(), rates[row]))
                 }
                 let regionFiles = filesByVideo[video] ?? []
                 guard !regionFiles.isEmpty else {
-                    throw InputError(.fileNotFound, "\(line): no video \(video).EXT or \(video)_REGION.EXT in \(folder)")
+                    throw InputError(.fileNotFound, "\(line()): no video \(video).EXT or \(video)_REGION.EXT in \(folder)")
                 }
                 progress?(group.isEmpty ? video : "\(group)/\(video)")
                 out.append(try evaluate(group: group, video: video, truth: rates[row], folder: folder,
