@@ -52,6 +52,23 @@ func vitals(_ arguments: [String], in directory: String, executable: String? = n
                stderr: String(decoding: errBox.data, as: UTF8.self))
 }
 
+/// An Oxford-layout recording in g: 40 s at 100 Hz, standing 5 s, then steps at 2 Hz (0.25 g):
+/// its accelerometer.csv (no header) and its stepcounter.csv (foot switches at 10 Hz).
+func oxfordWalkInG() -> (accelerometer: String, switches: String) {
+    var acc = "", switches = "timestamp_ns,left,right\n"
+    for k in 0..<4000 {
+        let t = Double(k) / 100
+        let step = t > 5 ? 0.25 * sin(2 * Double.pi * 2 * (t - 5)) : 0
+        acc += String(format: "%lld,3,%.5f,%.5f,%.5f\n", Int64(t * 1e9), 0.05 * step, 1 + step, 0.02)
+    }
+    for k in 0..<400 {
+        let t = Double(k) / 10
+        let down = t > 5 && (t - 5).truncatingRemainder(dividingBy: 0.5) < 0.25
+        switches += "\(Int64(t * 1e9)),\(down ? 1 : 0),0\n"
+    }
+    return (acc, switches)
+}
+
 /// A fresh temporary folder.
 func scratchFolder(_ name: String) throws -> String {
     let path = FileManager.default.temporaryDirectory
@@ -173,18 +190,7 @@ struct CLITests {
         let dir = try scratchFolder("eval-steps-unit")
         let rec = dir + "/walk"
         try FileManager.default.createDirectory(atPath: rec, withIntermediateDirectories: true)
-        // 40 s at 100 Hz: standing 5 s, then steps at 2 Hz (0.25 g), in g.
-        var acc = "", switches = "timestamp_ns,left,right\n"
-        for k in 0..<4000 {
-            let t = Double(k) / 100
-            let step = t > 5 ? 0.25 * sin(2 * Double.pi * 2 * (t - 5)) : 0
-            acc += String(format: "%lld,3,%.5f,%.5f,%.5f\n", Int64(t * 1e9), 0.05 * step, 1 + step, 0.02)
-        }
-        for k in 0..<400 {
-            let t = Double(k) / 10
-            let down = t > 5 && (t - 5).truncatingRemainder(dividingBy: 0.5) < 0.25
-            switches += "\(Int64(t * 1e9)),\(down ? 1 : 0),0\n"
-        }
+        let (acc, switches) = oxfordWalkInG()
         try acc.write(toFile: rec + "/accelerometer.csv", atomically: true, encoding: .utf8)
         try switches.write(toFile: rec + "/stepcounter.csv", atomically: true, encoding: .utf8)
         try #"{"clean_steps": 70}"#.write(toFile: rec + "/steps_truth.json", atomically: true, encoding: .utf8)

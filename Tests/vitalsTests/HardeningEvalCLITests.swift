@@ -72,16 +72,7 @@ struct HardeningEvalCLITests {
         for name in ["walk", "half"] {
             try FileManager.default.createDirectory(atPath: dir + "/" + name, withIntermediateDirectories: true)
         }
-        var acc = "", switches = "timestamp_ns,left,right\n"
-        for k in 0..<4000 {
-            let t = Double(k) / 100
-            let step = t > 5 ? 0.25 * sin(2 * Double.pi * 2 * (t - 5)) : 0
-            acc += String(format: "%lld,3,%.5f,%.5f,%.5f\n", Int64(t * 1e9), 0.05 * step, 1 + step, 0.02)
-        }
-        for k in 0..<400 {
-            let t = Double(k) / 10
-            switches += "\(Int64(t * 1e9)),\(t > 5 && (t - 5).truncatingRemainder(dividingBy: 0.5) < 0.25 ? 1 : 0),0\n"
-        }
+        let (acc, switches) = oxfordWalkInG()
         try acc.write(toFile: dir + "/walk/accelerometer.csv", atomically: true, encoding: .utf8)
         try acc.write(toFile: dir + "/half/accelerometer.csv", atomically: true, encoding: .utf8)
         try switches.write(toFile: dir + "/walk/stepcounter.csv", atomically: true, encoding: .utf8)
