@@ -82,16 +82,20 @@ public struct BeatSeries: Sendable {
             csv = try CSVFile(bytes: bytes, source: source, hasHeader: false)
             return try readIntervals(csv, column: 0, name: "1", unit: unit)
         }
-        if let times { return try readTimes(csv, column: try csv.requireColumn(times)) }
+        if let times { return try readTimes(csv, column: try csv.requireColumn(times), unit: unit) }
         if let intervals { return try readIntervals(csv, column: try csv.requireColumn(intervals), unit: unit) }
         if let c = csv.columnIndex(anyOf: intervalColumns) { return try readIntervals(csv, column: c, unit: unit) }
-        if let c = csv.columnIndex(anyOf: timeColumns) { return try readTimes(csv, column: c) }
+        if let c = csv.columnIndex(anyOf: timeColumns) { return try readTimes(csv, column: c, unit: unit) }
         throw InputError(.missingColumn, "\(source): no column of beat times (\(timeColumns.joined(separator: ", "))) or intervals (\(intervalColumns.joined(separator: ", "))) in header: \(csv.headerDescription); name one with --times or --intervals")
     }
 
-    private static func readTimes(_ csv: CSVFile, column: Int) throws -> BeatSeries {
+    private static func readTimes(_ csv: CSVFile, column: Int, unit: IntervalUnit?) throws -> BeatSeries {
         try csv.refuseDuplicateNames(of: [column])
         let name = csv.header[column]
+        // Beat times are seconds: a unit given for them was meant for intervals the file does not hold.
+        if let unit, unit != .seconds {
+            throw InputError(.badOption, "\(csv.source): '\(name)' holds beat times, which are seconds; --unit \(unit.rawValue) applies to intervals (name their column with --intervals)")
+        }
         var times: [Double] = []
         try csv.forEachNumericRow([column]) { line, values in
             let t = values[0]

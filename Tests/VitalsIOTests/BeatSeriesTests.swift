@@ -75,6 +75,16 @@ import Testing
         isInputError(.missingColumn, "a,b\n1,2\n", containing: "header: a,b")
         isInputError(.missingColumn, "rr_ms\n800\n", containing: "'beat' not found", times: "beat")
         isInputError(.badOption, "rr_ms\n800\n", containing: "not both", times: "a", intervals: "b")
+        // A unit for beat times, which are seconds, was ignored without a word.
+        do {
+            _ = try parse("time_s\n1\n2\n3\n", unit: .milliseconds)
+            Issue.record("--unit ms was taken for beat times")
+        } catch let e as InputError {
+            #expect(e.code == .badOption && e.message.contains("--unit ms applies to intervals"), "\(e.message)")
+        } catch {
+            Issue.record("\(error)")
+        }
+        #expect((try? parse("time_s\n1\n2\n3\n", unit: .seconds))?.times == [1, 2, 3])
     }
 
     /// The report lists every interval with its end, whether HRV kept it and why not.
