@@ -195,6 +195,18 @@ public struct HRVResult: Sendable {
         return beats
     }
 
+    /// How many intervals went into the measures.
+    public var keptCount: Int { intervals.count - rejected.count }
+
+    /// Whether enough intervals went into the measures to report them (two; with fewer, reports
+    /// give no HRV).
+    public var isMeasured: Bool { keptCount >= 2 }
+
+    /// How many intervals were kept out for `reason`.
+    public func rejectedCount(_ reason: IntervalRejection) -> Int {
+        rejected.reduce(0) { $0 + ($1.reason == reason ? 1 : 0) }
+    }
+
     /// `accepted[i]` is true when interval i went into the measures.
     public var accepted: [Bool] {
         var a = [Bool](repeating: true, count: intervals.count)

@@ -15,9 +15,7 @@ public enum HRVHTMLReport {
         let pairs = zip(rows, rows.dropFirst()).compactMap { a, b -> (x: Double, y: Double)? in
             a.rejection == nil && b.rejection == nil ? (a.ms, b.ms) : nil
         }
-        let all = rows.map(\.ms)
-        let kept = all.count - hrv.rejected.count
-        let m = kept >= 2 ? hrv.measures : nil
+        let m = hrv.isMeasured ? hrv.measures : nil
         let duration = points.last?.time ?? 0
         // Intervals summing past the largest Double (1.7e308 ms a few thousand times) end at infinity,
         // which no axis spans: the axis ends at the last interval that ends in finite time.
@@ -25,9 +23,9 @@ public enum HRVHTMLReport {
 
         var page = HTMLPage(title: "HRV report: \((input as NSString).lastPathComponent)", command: "vitals hrv --report")
         let what = series.kind == .beatTimes ? "beat times" : "intervals"
-        page.heading("HRV report", subtitle: "\(input) · \(all.count + 1) beats over \(clockText(duration)) · \(what) in column '\(series.column)' (\(series.unit.rawValue))")
+        page.heading("HRV report", subtitle: "\(input) · \(rows.count + 1) beats over \(clockText(duration)) · \(what) in column '\(series.column)' (\(series.unit.rawValue))")
         page.cards([
-            ("beats", "\(all.count + 1)", "\(kept) of \(all.count) intervals used for HRV"),
+            ("beats", "\(rows.count + 1)", "\(hrv.keptCount) of \(rows.count) intervals used for HRV"),
             ("heart rate", m.map { String(format: "%.1f <small>bpm</small>", $0.bpm) } ?? "–", "60 000 / the mean kept interval"),
             // RMSSD needs two kept intervals in a row, which two kept intervals need not be.
             ("RMSSD", m.flatMap { $0.rmssd.isFinite ? String(format: "%.1f <small>ms</small>", $0.rmssd) : nil } ?? "–", m.map { String(format: "SDNN %.1f ms", $0.sdnn) } ?? "fewer than 2 intervals kept"),
@@ -45,7 +43,7 @@ public enum HRVHTMLReport {
                     + HeartRateHTMLReport.hrvTable(hrv) + "</div>")
         page.section("Left out", note: nil)
         page.table(IntervalRejection.allCases.map { reason in
-            (reason.rawValue.replacingOccurrences(of: "_", with: " "), "\(hrv.rejected.filter { $0.reason == reason }.count)")
+            (reason.rawValue.replacingOccurrences(of: "_", with: " "), "\(hrv.rejectedCount(reason))")
         })
         return page.finish()
     }

@@ -179,7 +179,7 @@ public enum HeartRateHTMLReport {
     // MARK: Tables
 
     static func hrvTable(_ hrv: HRVResult?) -> String {
-        guard let hrv, hrv.intervals.count - hrv.rejected.count >= 2 else {
+        guard let hrv, hrv.isMeasured else {
             return "<div class=\"table\"><h3>HRV</h3><p>Not computed: fewer than two accepted intervals.</p></div>"
         }
         let units = ["bpm": "bpm", "ibi": "ms", "sdnn": "ms", "sdsd": "ms", "rmssd": "ms", "pnn20": "", "pnn50": "", "hr_mad": "ms",
@@ -191,7 +191,7 @@ public enum HeartRateHTMLReport {
         }
         return """
             <div class="table"><h3>HRV (HeartPy's names)</h3><table>\(rows)</table>
-            <p>\(hrv.intervals.count - hrv.rejected.count) of \(hrv.intervals.count) intervals used; \
+            <p>\(hrv.keptCount) of \(hrv.intervals.count) intervals used; \
             \(hrv.ectopicBeats.count) ectopic beat\(hrv.ectopicBeats.count == 1 ? "" : "s").</p></div>
             """
     }

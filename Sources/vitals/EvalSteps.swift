@@ -88,10 +88,7 @@ struct EvalGait: ParsableCommand {
         var rows = try CLIError.wrap {
             try StepEvaluation.gait(directory: directory, options: MotionLogOptions(accelUnitOption: accelUnit))
         }
-        for file in ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted() where file.hasSuffix("_lb.txt") {
-            let name = file.dropLast("_lb.txt".count)
-            if !FileManager.default.fileExists(atPath: directory + "/" + name + ".json") { warn("not scored: \(file) (no \(name).json)") }
-        }
+        warnUnscored(in: directory, recordingSuffix: "_lb.txt", truthSuffix: ".json")
         if let subjects {
             let parts = subjects.split(separator: "-").compactMap { Int($0) }
             guard parts.count == 2 else { throw CLIError("--subjects wants a range like 1-9, got '\(subjects)'") }

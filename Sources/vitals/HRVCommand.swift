@@ -56,14 +56,14 @@ struct HRVCommand: ParsableCommand {
     private func printSummary(_ series: BeatSeries, _ result: HRVResult) {
         let what = series.kind == .beatTimes ? "beat times" : "intervals"
         print("\(file): \(result.intervals.count + 1) beats (\(what) in column '\(series.column)', \(series.unit.rawValue))")
-        let kept = result.intervals.count - result.rejected.count
-        let rejected = Dictionary(grouping: result.rejected, by: \.reason)
-        let reasons = IntervalRejection.allCases.compactMap { r in rejected[r].map { "\($0.count) \(r.rawValue)" } }
-        print("intervals   \(kept) of \(result.intervals.count) kept"
+        let reasons = IntervalRejection.allCases.compactMap { r in
+            result.rejectedCount(r) > 0 ? "\(result.rejectedCount(r)) \(r.rawValue)" : nil
+        }
+        print("intervals   \(result.keptCount) of \(result.intervals.count) kept"
               + (reasons.isEmpty ? "" : " (left out: \(reasons.joined(separator: ", ")))")
               + (result.ectopicBeats.isEmpty ? "" : "; \(result.ectopicBeats.count) ectopic beat\(result.ectopicBeats.count == 1 ? "" : "s")"))
         // As in --json (HRVReport): no measures from fewer than 2 kept intervals.
-        guard kept >= 2 else { return print("hrv         not measured: fewer than 2 intervals kept") }
+        guard result.isMeasured else { return print("hrv         not measured: fewer than 2 intervals kept") }
         let parts = HRVMeasures.names.map { name in
             result.measures[name].flatMap { $0.isFinite ? name + " " + String(format: "%.4g", $0) : nil } ?? name + " -"
         }

@@ -53,13 +53,13 @@ func writeFile(_ data: Data, to path: String) throws {
     }
 }
 
-/// Says on stderr which `NAME.csv` of `directory` an evaluation skipped for want of its truth file
-/// `NAME` + `truthSuffix` (`_rpeaks.csv`, `_bpm.csv`).
-func warnUnscored(in directory: String, truthSuffix: String) {
+/// Says on stderr which `NAME` + `recordingSuffix` of `directory` (`NAME.csv`, `NAME_lb.txt`) an
+/// evaluation skipped for want of its truth file `NAME` + `truthSuffix` (`_rpeaks.csv`, `.json`).
+func warnUnscored(in directory: String, recordingSuffix: String = ".csv", truthSuffix: String) {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-    for file in names.sorted() where file.hasSuffix(".csv") && !file.hasSuffix(truthSuffix)
-        && !names.contains(file.dropLast(4) + truthSuffix) {
-        warn("not scored: \(file) (no \(file.dropLast(4))\(truthSuffix))")
+    for file in names.sorted() where file.hasSuffix(recordingSuffix) && !file.hasSuffix(truthSuffix) {
+        let name = file.dropLast(recordingSuffix.count)
+        if !names.contains(name + truthSuffix) { warn("not scored: \(file) (no \(name)\(truthSuffix))") }
     }
 }
 
