@@ -80,7 +80,7 @@ public struct BeatSeries: Sendable {
         // A first line that is a number: a plain list without a header.
         if times == nil, intervals == nil, csv.header.count == 1, CSVFile.number(csv.header[0]) != nil {
             csv = try CSVFile(bytes: bytes, source: source, hasHeader: false)
-            return try readIntervals(csv, column: 0, name: "1", unit: unit)
+            return try readIntervals(csv, column: 0, unit: unit)
         }
         if let times { return try readTimes(csv, column: try csv.requireColumn(times), unit: unit) }
         if let intervals { return try readIntervals(csv, column: try csv.requireColumn(intervals), unit: unit) }
@@ -120,9 +120,9 @@ public struct BeatSeries: Sendable {
         return BeatSeries(kind: .beatTimes, column: name, unit: .seconds, times: times)
     }
 
-    private static func readIntervals(_ csv: CSVFile, column: Int, name: String? = nil, unit: IntervalUnit?) throws -> BeatSeries {
+    private static func readIntervals(_ csv: CSVFile, column: Int, unit: IntervalUnit?) throws -> BeatSeries {
         try csv.refuseDuplicateNames(of: [column])
-        let name = name ?? csv.header[column]
+        let name = csv.header[column]
         var values = try csv.numericColumns([column])[0]
         try requireBeats(values.count + 1, csv.source)
         var notes: [String] = []

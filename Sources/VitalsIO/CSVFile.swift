@@ -313,7 +313,8 @@ public struct CSVFile: Sendable {
         return line
     }
 
-    /// Parses CSV text already in memory. `hasHeader: false` names the columns `0`, `1`, ...
+    /// Parses CSV text already in memory. `hasHeader: false` names the columns `1`, `2`, ... (as people
+    /// count them, so a message about a value names the column they see).
     public init(bytes input: [UInt8], source: String = "input", hasHeader: Bool = true) throws {
         var bytes = input
         // Lines ended by CR alone (classic Mac OS, some spreadsheet exports) read as LF-ended lines.
@@ -323,7 +324,7 @@ public struct CSVFile: Sendable {
         try Self.checkText(blank: bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }),
                            hasZero: bytes.contains(0), head: Array(bytes.prefix(200)), source: source)
         let parsed = try Self.parseHeader(bytes, source: source, hasHeader: hasHeader)
-        self.init(header: hasHeader ? parsed.names : parsed.names.indices.map(String.init), source: source,
+        self.init(header: hasHeader ? parsed.names : parsed.names.indices.map { String($0 + 1) }, source: source,
                   body: .memory(bytes), bodyStart: hasHeader ? min(parsed.lineEnd + 1, bytes.count) : parsed.start,
                   hasHeader: hasHeader, separator: parsed.separator)
     }

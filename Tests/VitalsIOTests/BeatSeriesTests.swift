@@ -73,6 +73,8 @@ import Testing
         isInputError(.tooShort, "time_s\n1\n2\n", containing: "1 interval")
         isInputError(.badOption, "rr\n20\n21\n22\n", containing: "cannot tell the unit")
         isInputError(.missingColumn, "a,b\n1,2\n", containing: "header: a,b")
+        // A list without a header: its one column is column '1', as the summary names it.
+        isInputError(.notANumber, "800\n810\nabc\n790\n", containing: "line 3, column '1'")
         isInputError(.missingColumn, "rr_ms\n800\n", containing: "'beat' not found", times: "beat")
         isInputError(.badOption, "rr_ms\n800\n", containing: "not both", times: "a", intervals: "b")
         // A unit for beat times, which are seconds, was ignored without a word.
