@@ -10,7 +10,8 @@ set -euo pipefail
 root=$(cd "${1:-$(dirname "$0")/..}" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/Sources/AppleCheck"
+mkdir -p "$tmp/Sources/AppleCheck" "$tmp/Sources/AppleSnippets"
+cp "$root/.ci/apple-snippets/Snippets.swift" "$tmp/Sources/AppleSnippets/main.swift"
 for m in AVFoundation CoreMedia CoreVideo CoreMotion HealthKit ImageIO Vision; do cp -r "$root/.ci/apple-stubs/$m" "$tmp/Sources/"; done
 ln -s "$root" "$tmp/vitals"
 cat > "$tmp/Sources/AppleCheck/Check.swift" <<'SWIFT'
@@ -36,6 +37,10 @@ let package = Package(
         .target(name: "ImageIO"),
         .target(name: "Vision", dependencies: ["CoreVideo", "ImageIO"]),
         .target(name: "AppleCheck", dependencies: ["AVFoundation", "CoreMotion", "HealthKit", "Vision", .product(name: "Vitals", package: "vitals")]),
+        // The documentation's Apple-only code (.ci/apple-snippets), as an app's main file, in Swift 5
+        // mode as a new app project builds (its stand-ins for an app's views are not main-actor UI).
+        .executableTarget(name: "AppleSnippets", dependencies: ["AVFoundation", "CoreMotion", "HealthKit", "Vision", .product(name: "Vitals", package: "vitals")],
+                          swiftSettings: [.swiftLanguageMode(.v5)]),
     ]
 )
 PKG
@@ -57,4 +62,4 @@ if ! swift build -Xswiftc -DVITALS_TYPECHECK_WATCHOS 2>"$tmp/err.txt" >"$tmp/out
   echo "Apple adapters: type check FAILED"
   exit 1
 fi
-echo "Apple adapters (CameraFrameSource, HeartbeatSeriesReader, MotionManagerAdapter, MotionWorkoutAdapter, SensorRecorderAdapter, SystemPedometer, VisionFaceDetector) type-check against the stubs"
+echo "Apple adapters (CameraFrameSource, HeartbeatSeriesReader, MotionManagerAdapter, MotionWorkoutAdapter, SensorRecorderAdapter, SystemPedometer, VisionFaceDetector) and the documentation's Apple-only code (.ci/apple-snippets) type-check against the stubs"

@@ -5,10 +5,12 @@ import Vitals
 /// The portable code blocks of PulseDetection's `GettingStarted` article, each as the article writes
 /// it (the check at the end holds them to it line for line), on generated inputs. The article's
 /// `print` lines are caught by a local `print`, so what they would show is checked too. The camera
-/// blocks are Apple-only (`.ci/apple-typecheck.sh` checks the adapters they use).
+/// blocks are Apple-only: they stand in `.ci/apple-snippets/Snippets.swift`, which `.ci/apple-typecheck.sh`
+/// compiles against stand-ins for Apple's frameworks.
 @Suite struct GettingStartedBlocksTests {
-    private static let article = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/PulseDetection/PulseDetection.docc/GettingStarted.md")
+    private static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    private static let article = repository.appendingPathComponent("Sources/PulseDetection/PulseDetection.docc/GettingStarted.md")
 
     @Test func drawingTheWaveform() throws {
         var simulated = SimulatedFinger(settings: .init())
@@ -138,6 +140,10 @@ import Vitals
         let blocks = try codeBlocks(of: Self.article, standIn: URL(fileURLWithPath: #filePath),
                                     skipping: { $0.contains("CameraFrameSource") })
         #expect(blocks == 6)
+        // The camera's two stand in the Apple-only code CI type-checks.
+        let camera = try codeBlocks(of: Self.article, standIn: Self.repository.appendingPathComponent(".ci/apple-snippets/Snippets.swift"),
+                                    skipping: { !$0.contains("CameraFrameSource") })
+        #expect(camera == 2)
     }
 }
 

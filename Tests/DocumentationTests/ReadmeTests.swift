@@ -10,6 +10,19 @@ import TestSupport
     private static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// Every Swift block of the README stands line for line in this file, or, when it uses an
+    /// Apple-only adapter, in `.ci/apple-snippets/Snippets.swift`, which CI type-checks against
+    /// stand-ins for Apple's frameworks: a README block cannot drift from code that compiles.
+    @Test func theReadmesCodeIsCodeThatCompiles() throws {
+        let readme = Self.repository.appendingPathComponent("README.md")
+        let appleOnly = ["CameraFrameSource", "HeartbeatSeriesReader", "MotionManagerAdapter"]
+        func isAppleOnly(_ block: String) -> Bool { appleOnly.contains { block.contains($0) } }
+        let portable = try codeBlocks(of: readme, standIn: URL(fileURLWithPath: #filePath), skipping: isAppleOnly)
+        let apple = try codeBlocks(of: readme, standIn: Self.repository.appendingPathComponent(".ci/apple-snippets/Snippets.swift"),
+                                   skipping: { !isAppleOnly($0) })
+        #expect(portable == 6 && apple == 4)
+    }
+
     @Test func aLongRecordingLeftOnDisk() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("vitals-readme-\(UUID().uuidString).csv").path
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -19,8 +32,9 @@ import TestSupport
             csv += "\(t),\(sin(2 * Double.pi * 1.2 * t) + 0.4 * sin(4 * Double.pi * 1.2 * t + 1))\n"
         }
         try csv.write(toFile: path, atomically: true, encoding: .utf8)
+        let dayCSV = path
 
-        let recording = try PulseRecording.load(path: path, column: "ppg")   // checked; samples left on disk
+        let recording = try PulseRecording.load(path: dayCSV, column: "ppg")   // checked; samples left on disk
         let analysis = try recording.analyse()       // read again a run at a time; throws if the file changed meanwhile
         let rate = try #require(analysis.heartRate)
         #expect(abs(rate.bpm - 72) <= 0.5)
@@ -28,13 +42,16 @@ import TestSupport
 
     @Test func theFacesPulse() throws {
         // 40 s of a face whose skin reddens with a 63-bpm pulse, and the detector's box on it.
-        var pulse = try FacePulse(frameRate: 30)
-        let faces = [generatedFace]
         var rates: [Double] = []
-        try forEachPulsingFaceFrame(seconds: 40, bpm: 63) { frame in
-            // As the README writes it:
-            for case .rate(let bpm, _, _) in pulse.process(frame, faces: faces) { rates.append(bpm) }
+        func print(_ bpm: Double) { rates.append(bpm) }   // what the README's line would show
+
+        var pulse = try FacePulse(frameRate: 30)
+        // Per camera frame: the Frame and the faces the detector found in it (nil when it did not run).
+        func process(_ frame: Frame, faces: [FaceObservation]?) {
+            for case .rate(let bpm, _, _) in pulse.process(frame, faces: faces) { print(bpm) }
         }
+
+        try forEachPulsingFaceFrame(seconds: 40, bpm: 63) { frame in process(frame, faces: [generatedFace]) }
         #expect(!rates.isEmpty && abs(rates.last! - 63) <= 2)
     }
 
@@ -42,49 +59,62 @@ import TestSupport
         let historyFolder = FileManager.default.temporaryDirectory.appendingPathComponent("vitals-readme-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: historyFolder) }
         let now = 1_795_000_000.0
+        let (start, end) = (now - 5, now)
+        var batches = 0
+        func process(_ batch: [AccelerometerSample]) { batches += batch.count }
         let samples = (0..<500).map { i in
             AccelerometerSample(time: now - 10 + Double(i) / 50, acceleration: Vector3(x: 0, y: 0, z: -1))
         }
         let history = try AccelerometerHistory(folder: historyFolder)   // made if missing
         try history.append(samples)                                     // [AccelerometerSample], times in seconds, increasing
         let lastDay = try history.samples(from: now - 86_400, through: now)
-        var batches = 0
-        try history.read(from: now - 5, through: now) { batch in batches += batch.count }  // a long stretch in constant memory
+        try history.read(from: start, through: end) { batch in process(batch) }   // a long stretch in constant memory
         #expect(lastDay == samples && batches == 250)
     }
 
     @Test func findingFacesWithACascade() throws {
         let bytes = [UInt8](try Data(contentsOf: Self.repository.appendingPathComponent("Sources/vitals/Resources/lbpcascade_frontalface_improved.xml")))
         let astronaut = try PGMImage.read(path: Self.repository.appendingPathComponent("Sources/vitals/Resources/astronaut.pgm").path)
-        let cascade = try CascadeClassifier(xml: bytes)              // the XML file's bytes
-        var detector = try FaceDetector(cascade: cascade)            // scale factor 1.1, 3 neighbours
         let (w, h, stride) = (astronaut.width, astronaut.height, astronaut.width)
-        let found = try astronaut.pixels.withUnsafeBytes { luma in
-            let image = try GrayImage(baseAddress: luma.baseAddress!, width: w, height: h, bytesPerRow: stride)
-            return detector.detect(in: image)
+        var found: [(rect: PixelRect, neighbors: Int)] = []
+        func print(_ rect: PixelRect, _ neighbors: Int) { found.append((rect, neighbors)) }   // what the README's line would show
+        try astronaut.pixels.withUnsafeBytes { pixels in
+            let luma = pixels.baseAddress!
+            let cascade = try CascadeClassifier(xml: bytes)              // the XML file's bytes
+            var detector = try FaceDetector(cascade: cascade)            // scale factor 1.1, 3 neighbours
+            let image = try GrayImage(baseAddress: luma, width: w, height: h, bytesPerRow: stride)
+            for face in detector.detect(in: image) { print(face.rect, face.neighbors) }   // pixels
         }
         #expect(found.count == 1)
-        for face in found { #expect(face.rect.width >= 40 && face.neighbors >= 3) }   // pixels
+        for face in found { #expect(face.rect.width >= 40 && face.neighbors >= 3) }
     }
 
     @Test func trackingFacesOnAPreview() throws {
+        var shown: [(id: Int, onScreen: ViewRect, forehead: NormalizedRect)] = []
+        func print(_ id: Int, _ onScreen: ViewRect, _ forehead: NormalizedRect) { shown.append((id, onScreen, forehead)) }   // what the README's line would show
+
         var tracker = FaceTracker()
         let preview = try PreviewTransform(imageWidth: 1920, imageHeight: 1080, rotation: .clockwise90,
                                            viewWidth: 390, viewHeight: 844, gravity: .resizeAspectFill, mirrored: true)
         var events: [FaceTrackEvent] = []
         // Per camera frame: observations from any detector, the frame's time in seconds.
-        let observations = [FaceObservation(boundingBox: NormalizedRect(x: 0.4, y: 0.3, width: 0.2, height: 0.3), confidence: 0.9)]
-        var ids: Set<Int> = []
-        for frame in 1...10 {
-            for face in tracker.process(observations, at: 0.033 * Double(frame), events: &events) {
+        func process(_ observations: [FaceObservation], at time: Double) {
+            for face in tracker.process(observations, at: time, events: &events) {
                 let onScreen = preview.viewRect(for: face.boundingBox)   // points, to draw the box
                 let skin = SkinRegions(face: face.boundingBox)           // forehead and cheeks, to sample colour
-                ids.insert(face.id)
-                #expect(onScreen.width > 0 && onScreen.height > 0)
-                #expect(skin.forehead.width > 0 && skin.forehead.width < face.boundingBox.width)
+                print(face.id, onScreen, skin.forehead)
             }
         }
-        #expect(ids.count == 1)   // one face, one ID throughout
+        process([FaceObservation(boundingBox: NormalizedRect(x: 0.4, y: 0.3, width: 0.2, height: 0.3), confidence: 0.9)], at: 0.033)
+        for frame in 2...10 {   // the same face in nine more frames
+            process([FaceObservation(boundingBox: NormalizedRect(x: 0.4, y: 0.3, width: 0.2, height: 0.3), confidence: 0.9)], at: 0.033 * Double(frame))
+        }
+        #expect(shown.count == 8)                // from its third frame on (confirmationFrames is 3)
+        #expect(Set(shown.map(\.id)).count == 1)  // one face, one ID throughout
+        for (_, onScreen, forehead) in shown {
+            #expect(onScreen.width > 0 && onScreen.height > 0)
+            #expect(forehead.width > 0 && forehead.width < 0.2)
+        }
     }
 
     @Test func theMeanColourOfACameraFrame() throws {
@@ -94,9 +124,10 @@ import TestSupport
             for x in 0..<width { pixels.replaceSubrange((y * bytesPerRow + 4 * x)..<(y * bytesPerRow + 4 * x + 4), with: [30, 60, 240, 255]) }
         }
         let t = 1.5
-        let sample = try pixels.withUnsafeBytes { base in
+        let sample = try pixels.withUnsafeBytes { pixels in
+            let base = pixels.baseAddress!
             let sampler = try FrameSampler(region: .centered(fraction: 0.8), stride: 4)
-            let frame = try Frame(bgra: base.baseAddress!, width: 640, height: 480, bytesPerRow: bytesPerRow, time: t)
+            let frame = try Frame(bgra: base, width: 640, height: 480, bytesPerRow: bytesPerRow, time: t)
             let sample: ColorSample = try sampler.sample(frame)   // time, red, green, blue (0...255)
             return sample
         }
