@@ -10,6 +10,9 @@ how intervals are measured and how artefacts are handled. Two kinds of input:
   and a long interval), 1 % missed beats (two intervals as one) and 1 % extra beats (one interval
   split in two). Ten seeds each; the table gives each method's median and worst error against the
   clean truth.
+- Every measure HeartPy names, on the clean rhythms: `vitals hrv` against HeartPy's
+  `process_rr(rr, calc_freq=True)` on the same intervals (the names are HeartPy's so that users can
+  compare directly; this says how directly). Worst relative difference over the seeds per measure.
 - ECG R-peaks (`../shared/data/ppg-ecg/*_rpeaks.csv`, found by a reference detector and not
   hand-checked; v102s has many ectopic beats): the three methods' figures side by side.
 
@@ -64,7 +67,7 @@ def corrupt(rr, seed):
     return np.array(sorted(out))
 
 
-def run_vitals(binary, times):
+def run_vitals(binary, times, measures=MEASURES):
     with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
         f.write("time_s\n" + "\n".join(f"{t:.6f}" for t in times) + "\n")
         path = f.name
@@ -73,7 +76,24 @@ def run_vitals(binary, times):
     finally:
         os.unlink(path)
     hrv = json.loads(out)["hrv"] or {}
-    return {m: hrv.get(m) for m in MEASURES}
+    return {m: hrv.get(m) for m in measures}
+
+
+def heartpy_agreement(hp, binary, seeds):
+    """Worst relative difference, vitals against HeartPy, of every measure HeartPy's process_rr
+    reports, on the clean rhythms (beat times written with microseconds; HeartPy gets their intervals)."""
+    if not hasattr(np, "trapz"):
+        np.trapz = np.trapezoid  # HeartPy 1.2 calls np.trapz, which numpy 2.4 removed
+    worst = {}
+    for seed in range(seeds):
+        times = np.round(np.concatenate([[0.0], np.cumsum(rhythm(seed))]) / 1000 + 5, 6)
+        _, theirs = hp.process_rr(list(np.diff(times) * 1000), calc_freq=True)
+        ours = run_vitals(binary, times, list(theirs))
+        for name, value in theirs.items():
+            v = ours.get(name)
+            d = np.inf if v is None else (0.0 if v == value else abs(v - value) / max(abs(value), 1e-12))
+            worst[name] = max(worst.get(name, 0.0), d)
+    return worst
 
 
 def run_heartpy(hp, times, clean):
@@ -127,13 +147,17 @@ def main():
         generated[case] = {name: {m: {"median": float(np.nanmedian(np.abs(e))), "worst": float(np.nanmax(np.abs(e)))}
                                   for m, e in errs.items()} for name, errs in errors.items()}
 
+    agreement = {}
+    if any(name == "HeartPy" for name, _ in methods):
+        agreement = heartpy_agreement(hp, a.vitals, a.seeds)
+
     recordings = {}
     for path in sorted(glob.glob(os.path.join(a.data, "*_rpeaks.csv"))):
         times = np.loadtxt(path, delimiter=",", skiprows=1)
         recordings[os.path.basename(path).replace("_rpeaks.csv", "")] = {name: fn(times) for name, fn in methods}
 
     if a.json:
-        print(json.dumps({"generated": generated, "recordings": recordings}, indent=1))
+        print(json.dumps({"generated": generated, "heartpy_agreement": agreement, "recordings": recordings}, indent=1))
         return
     print(f"Generated rhythms ({a.seeds} seeds, 600 beats): |error| against the clean intervals' truth,")
     print("median / worst (SDNN and RMSSD relative, pNN50 as a difference of fractions)")
@@ -143,6 +167,11 @@ def main():
             cells = [f"{100 * r[m]['median']:6.1f} / {100 * r[m]['worst']:5.1f} %" if m != "pnn50"
                      else f"{r[m]['median']:6.3f} / {r[m]['worst']:5.3f}" for m in MEASURES]
             print(f"{name:<20} " + " ".join(f"{c:>16}" for c in cells))
+    if agreement:
+        print(f"\nEvery measure HeartPy reports, clean rhythms: worst |vitals - HeartPy| / |HeartPy| over {a.seeds} seeds")
+        cells = [f"{name} {'absent' if d == np.inf else f'{100 * d:.2f} %'}" for name, d in agreement.items()]
+        for start in range(0, len(cells), 6):
+            print("  " + "   ".join(cells[start:start + 6]))
     if recordings:
         print("\nECG R-peaks (reference detector, not hand-checked): SDNN / RMSSD ms, pNN50")
         for rec, rows in recordings.items():

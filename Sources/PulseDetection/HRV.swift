@@ -4,7 +4,9 @@ import SignalProcessing
 ///
 /// Units: `bpm` beats per minute; `ibi`, `sdnn`, `sdsd`, `rmssd`, `hr_mad`, `sd1`, `sd2` milliseconds;
 /// `pnn20`, `pnn50` fractions in [0, 1] (HeartPy's convention, not percent); `s` ms² (Poincaré ellipse
-/// area); `lf`, `hf` ms² (band power); `sd1/sd2`, `lf/hf` ratios; `breathingrate` Hz (HeartPy's unit).
+/// area); `lf`, `hf`, `vlf`, `p_total` ms² (band power); `sd1/sd2`, `lf/hf` ratios; `vlf_perc`,
+/// `lf_perc`, `hf_perc` percent of `p_total`; `lf_nu`, `hf_nu` normalised units (percent of LF + HF);
+/// `breathingrate` Hz (HeartPy's unit).
 /// A measure that cannot be computed from the accepted intervals is NaN here, absent from
 /// ``dictionary`` and `null` in JSON. Definitions: see ``HRV``.
 public struct HRVMeasures: Sendable {
@@ -40,13 +42,29 @@ public struct HRVMeasures: Sendable {
     public var hf: Double = .nan
     /// LF / HF.
     public var lfhf: Double = .nan
+    /// Very-low-frequency power, 0.0033–0.04 Hz (ms²); from ``HRV/minimumVLFSeconds`` of intervals on.
+    public var vlf: Double = .nan
+    /// VLF + LF + HF (ms²).
+    public var pTotal: Double = .nan
+    /// VLF as a percentage of ``pTotal``.
+    public var vlfPercent: Double = .nan
+    /// LF as a percentage of ``pTotal``.
+    public var lfPercent: Double = .nan
+    /// HF as a percentage of ``pTotal``.
+    public var hfPercent: Double = .nan
+    /// LF in normalised units: a percentage of LF + HF.
+    public var lfNU: Double = .nan
+    /// HF in normalised units: a percentage of LF + HF.
+    public var hfNU: Double = .nan
 
     /// Every measure NaN (not computed).
     public init() {}
 
-    /// HeartPy's names, in HeartPy's order.
+    /// HeartPy's names: the sixteen issue 2 names, in its order, then the rest of what HeartPy 1.2's
+    /// `process_rr` reports with `calc_freq=True` (VLF, total power, relative and normalised powers).
     public static let names = ["bpm", "ibi", "sdnn", "sdsd", "rmssd", "pnn20", "pnn50", "hr_mad",
-                               "sd1", "sd2", "s", "sd1/sd2", "breathingrate", "lf", "hf", "lf/hf"]
+                               "sd1", "sd2", "s", "sd1/sd2", "breathingrate", "lf", "hf", "lf/hf",
+                               "vlf", "p_total", "vlf_perc", "lf_perc", "hf_perc", "lf_nu", "hf_nu"]
 
     /// The value under a HeartPy name (NaN when not computed), or nil for an unknown name.
     public subscript(name: String) -> Double? {
@@ -67,6 +85,13 @@ public struct HRVMeasures: Sendable {
         case "lf": lf
         case "hf": hf
         case "lf/hf": lfhf
+        case "vlf": vlf
+        case "p_total": pTotal
+        case "vlf_perc": vlfPercent
+        case "lf_perc": lfPercent
+        case "hf_perc": hfPercent
+        case "lf_nu": lfNU
+        case "hf_nu": hfNU
         default: nil
         }
     }
@@ -121,6 +146,13 @@ extension HRVMeasures: Codable {
         lf = try value("lf")
         hf = try value("hf")
         lfhf = try value("lf/hf")
+        vlf = try value("vlf")
+        pTotal = try value("p_total")
+        vlfPercent = try value("vlf_perc")
+        lfPercent = try value("lf_perc")
+        hfPercent = try value("hf_perc")
+        lfNU = try value("lf_nu")
+        hfNU = try value("hf_nu")
     }
 }
 
@@ -318,7 +350,11 @@ extension HRVResult: Codable {
 /// = trapezoidal integral of the density over the bins in [0.04, 0.15) / [0.15, 0.4) Hz with HeartPy's
 /// `dx = Δf`. Needs the resampled series to span ``minimumSpectralSeconds`` (50 s: two periods of
 /// 0.04 Hz); otherwise NaN. HeartPy resamples at 4 samples per mean beat instead of 4 Hz (identical at
-/// 60 bpm) and computes LF/HF on any length with a warning.
+/// 60 bpm) and computes LF/HF on any length with a warning. `lf_nu` / `hf_nu` = 100 LF / (LF + HF) and
+/// 100 HF / (LF + HF). `vlf` is the same integral over [0.0033, 0.04) Hz, from ``minimumVLFSeconds``
+/// (300 s, the Task Force's short-term recording: its slowest waves once) on; below that HeartPy still
+/// reports it, from the one or two bins a short series has there (0 from one), which says nothing of
+/// VLF. With it, `p_total` = VLF + LF + HF and `vlf_perc`, `lf_perc`, `hf_perc` = 100 × band / `p_total`.
 ///
 /// `breathingrate`: the 4 Hz NN series band-passed 0.1–0.4 Hz (Butterworth order 2, forward-backward,
 /// as HeartPy), Welch with the whole series as one segment if shorter than 30 s, otherwise segments of
@@ -365,6 +401,11 @@ public enum HRV {
     public static let lfBand = (low: 0.04, high: 0.15)
     /// HF band [low, high) Hz (Task Force 1996).
     public static let hfBand = (low: 0.15, high: 0.4)
+    /// VLF band [low, high) Hz (HeartPy's; the Task Force's VLF is ≤ 0.04 Hz).
+    public static let vlfBand = (low: 0.0033, high: 0.04)
+    /// Minimum span of the resampled NN series for VLF (and so total power and the percentages),
+    /// seconds: a period of VLF's lowest frequency, the Task Force's 5-min short-term recording.
+    public static let minimumVLFSeconds = 300.0
     /// Band searched for the breathing rate, Hz (HeartPy's `bw_cutoff`).
     public static let breathingBand = (low: 0.1, high: 0.4)
     /// Minimum span of the resampled NN series for LF/HF, seconds.
@@ -616,6 +657,19 @@ public enum HRV {
             m.hf = heartPyBandPower(psd, hfBand.low, hfBand.high)
             // A ratio of two numerically zero powers (intervals that do not vary) is no ratio.
             m.lfhf = m.hf > negligiblePower ? m.lf / m.hf : .nan
+            if m.lf + m.hf > negligiblePower {
+                m.lfNU = 100 * m.lf / (m.lf + m.hf)
+                m.hfNU = 100 * m.hf / (m.lf + m.hf)
+            }
+            if span >= minimumVLFSeconds {
+                m.vlf = heartPyBandPower(psd, vlfBand.low, vlfBand.high)
+                m.pTotal = m.vlf + m.lf + m.hf
+                if m.pTotal > negligiblePower {
+                    m.vlfPercent = 100 * m.vlf / m.pTotal
+                    m.lfPercent = 100 * m.lf / m.pTotal
+                    m.hfPercent = 100 * m.hf / m.pTotal
+                }
+            }
         }
         if span >= minimumBreathingSeconds {
             let filter = Butterworth.bandPass(order: 2, low: breathingBand.low, high: breathingBand.high, sampleRate: fs)

@@ -183,7 +183,8 @@ public enum HeartRateHTMLReport {
             return "<div class=\"table\"><h3>HRV</h3><p>Not computed: fewer than two accepted intervals.</p></div>"
         }
         let units = ["bpm": "bpm", "ibi": "ms", "sdnn": "ms", "sdsd": "ms", "rmssd": "ms", "pnn20": "", "pnn50": "", "hr_mad": "ms",
-                     "sd1": "ms", "sd2": "ms", "s": "ms²", "sd1/sd2": "", "breathingrate": "Hz", "lf": "ms²", "hf": "ms²", "lf/hf": ""]
+                     "sd1": "ms", "sd2": "ms", "s": "ms²", "sd1/sd2": "", "breathingrate": "Hz", "lf": "ms²", "hf": "ms²", "lf/hf": "",
+                     "vlf": "ms²", "p_total": "ms²", "vlf_perc": "%", "lf_perc": "%", "hf_perc": "%", "lf_nu": "n.u.", "hf_nu": "n.u."]
         var rows = ""
         for name in HRVMeasures.names {
             let v = hrv.measures[name] ?? .nan

@@ -131,6 +131,47 @@ private func heartPyReferenceIntervals() -> [Double] {
     }
 }
 
+@Suite struct HRVHeartPyPowerTests {
+    /// 500 intervals around 900 ms (450 s) with waves in each band: 30 ms at 0.02 Hz (VLF), 25 at 0.1 Hz
+    /// (LF) and 35 at 0.25 Hz (HF), in time, plus a small deterministic jitter.
+    private func threeBandRhythm(count: Int = 500) -> [Double] {
+        var t = 0.0
+        return (0..<count).map { k in
+            let v = 900 + 35 * sin(2 * Double.pi * 0.25 * t) + 25 * sin(2 * Double.pi * 0.1 * t)
+                + 30 * sin(2 * Double.pi * 0.02 * t) + 6 * Double((k * 37) % 11 - 5) / 5
+            t += v / 1000
+            return v
+        }
+    }
+
+    @Test func veryLowFrequencyTotalAndRelativePowersMatchHeartPy() {
+        // HeartPy 1.2.7 `process_rr(rr, calc_freq=True, square_spectrum=False)` on the same intervals
+        // (numpy 2.4 with `np.trapz = np.trapezoid`); its resampling at 4 per mean beat (4.44 Hz) against
+        // our 4 Hz, hence 3 %.
+        let heartPy: [String: Double] = [
+            "vlf": 450.07920648973663, "lf": 326.7308307691729, "hf": 600.2248076895364, "p_total": 1377.0348449484459,
+            "vlf_perc": 32.68466358282945, "lf_perc": 23.727128762773262, "hf_perc": 43.5882076543973,
+            "lf_nu": 35.247731090178476, "hf_nu": 64.75226890982152,
+        ]
+        let m = HRV.measures(intervals: threeBandRhythm()).measures
+        for (name, value) in heartPy { #expect(abs(m[name]! - value) <= 0.03 * value, "\(name): \(m[name]!)") }
+        // The 0.02-Hz wave's power, A²/2 = 450 ms², is VLF's; the parts add up.
+        #expect(abs(m.vlf - 450) < 0.03 * 450)
+        #expect(abs(m.pTotal - (m.vlf + m.lf + m.hf)) < 1e-9 * m.pTotal)
+        #expect(abs(m.vlfPercent + m.lfPercent + m.hfPercent - 100) < 1e-9)
+        #expect(abs(m.lfNU + m.hfNU - 100) < 1e-9 && abs(m.lfNU - 100 * m.lf / (m.lf + m.hf)) < 1e-9)
+    }
+
+    @Test func veryLowFrequencyNeedsFiveMinutes() {
+        // 280 s of the same rhythm: LF, HF and their normalised units, but no VLF, total or percentages
+        // (HeartPy reports them from the two bins below 0.04 Hz such a series has).
+        let m = HRV.measures(intervals: threeBandRhythm(count: 310)).measures
+        #expect(m.lf.isFinite && m.hf.isFinite && m.lfNU.isFinite && m.hfNU.isFinite)
+        #expect(m.vlf.isNaN && m.pTotal.isNaN && m.vlfPercent.isNaN && m.lfPercent.isNaN && m.hfPercent.isNaN)
+        #expect(m.dictionary["vlf"] == nil && m.dictionary["lf_nu"] != nil)
+    }
+}
+
 @Suite struct HRVArtefactTests {
     /// Clean series with respiratory sinus arrhythmia of ±8 % around 800 ms.
     static func clean(_ n: Int = 200) -> [Double] {
