@@ -179,111 +179,199 @@ public struct MotionLog: Sendable {
         return try parse(try CSVFile(bytes: bytes, source: source), notes: notes, options: options)
     }
 
+    /// Reads a motion log from CSV rows (see `read(path:options:)`); `notes` are the reader's so far.
     private static func parse(_ csv: CSVFile, notes: [String], options: MotionLogOptions) throws -> MotionLog {
         var notes = notes
-        let source = csv.source
-        let header = csv.header
-        let keys = header.map(Self.key)
+        let columns = try Columns(csv, options: options)
+        var time = try TimeColumn(csv, column: columns.time, notes: &notes)
+        let values = try columns.values(in: csv, rowCount: time.values.count)
+        var rows = try completeRows(csv, columns, values, time: time.values, notes: &notes)
+        let (accelScale, gyroScale) = try unitScales(csv, columns, values, rows: rows, options: options, notes: &notes)
+        rows = try rowsInRange(rows, csv, columns, values, accelScale: accelScale, gyroScale: gyroScale,
+                               rowCount: time.values.count, notes: &notes)
+        try checkGravity(rows, csv, columns, values, scale: accelScale.gravity)
+        let seconds = try time.secondsFromStart(rows: rows, csv, notes: &notes)
 
-        func find(_ role: String) throws -> Int? {
-            guard let i = try lookUp(role) else { return nil }
-            try csv.refuseDuplicateNames(of: [i])
-            return i
-        }
-        func lookUp(_ role: String) throws -> Int? {
-            if let name = options.columns[role] {
-                guard let i = header.firstIndex(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) else {
-                    throw InputError(.missingColumn,
-                                     "\(source): column '\(name)' (for \(role)) not found in header: \(csv.headerDescription)")
-                }
+        var log = MotionLog(source: csv.source, time: seconds, notes: notes, sampleRate: 0, gaps: [])
+        log.timesAssumedSeconds = !time.scaled
+        log.setChannels(columns, values, rows: rows, accelScale: accelScale, gyroScale: gyroScale)
+        try log.measureRateAndGaps()
+        return log
+    }
+
+    // MARK: - Steps of parse
+
+    /// Where each role's columns are in a CSV's header; nil for a role the log does not have.
+    private struct Columns {
+        let time: Int
+        /// x, y, z.
+        let gravity: [Int]?, user: [Int]?, accel: [Int]?, gyro: [Int]?, mag: [Int]?
+        /// w, x, y, z.
+        let quaternion: [Int]?
+        /// Roll, pitch, yaw.
+        let euler: [Int]?
+        let altitude: Int?, pressure: Int?
+
+        /// Finds each role by the name `options.columns` gives it, else by its aliases.
+        /// - Throws: `InputError` for a given name not in the header, part of a triple, a duplicated
+        ///   name, no time column or no motion column.
+        init(_ csv: CSVFile, options: MotionLogOptions) throws {
+            let source = csv.source
+            let header = csv.header
+            let keys = header.map(MotionLog.key)
+
+            func find(_ role: String) throws -> Int? {
+                guard let i = try lookUp(role) else { return nil }
+                try csv.refuseDuplicateNames(of: [i])
                 return i
             }
-            for alias in Self.aliases[role] ?? [] {
-                if let i = keys.firstIndex(of: alias) { return i }
+            func lookUp(_ role: String) throws -> Int? {
+                if let name = options.columns[role] {
+                    guard let i = header.firstIndex(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) else {
+                        throw InputError(.missingColumn,
+                                         "\(source): column '\(name)' (for \(role)) not found in header: \(csv.headerDescription)")
+                    }
+                    return i
+                }
+                for alias in MotionLog.aliases[role] ?? [] {
+                    if let i = keys.firstIndex(of: alias) { return i }
+                }
+                return nil
             }
-            return nil
-        }
-        func triple(_ prefix: String) throws -> [Int]? {
-            let found = try ["x", "y", "z"].map { try find("\(prefix).\($0)") }
-            let present = found.compactMap { $0 }
-            if present.isEmpty { return nil }
-            guard present.count == 3 else {
-                let missing = zip(["x", "y", "z"], found).filter { $0.1 == nil }.map { "\(prefix).\($0.0)" }
+            func triple(_ prefix: String) throws -> [Int]? {
+                let found = try ["x", "y", "z"].map { try find("\(prefix).\($0)") }
+                let present = found.compactMap { $0 }
+                if present.isEmpty { return nil }
+                guard present.count == 3 else {
+                    let missing = zip(["x", "y", "z"], found).filter { $0.1 == nil }.map { "\(prefix).\($0.0)" }
+                    throw InputError(.missingColumn,
+                                     "\(source): \(missing.joined(separator: ", ")) missing (have \(present.map { header[$0] }.joined(separator: ", "))); header: \(csv.headerDescription)")
+                }
+                return present
+            }
+
+            guard let time = try find("time") else {
                 throw InputError(.missingColumn,
-                                 "\(source): \(missing.joined(separator: ", ")) missing (have \(present.map { header[$0] }.joined(separator: ", "))); header: \(csv.headerDescription)")
+                                 "\(source): no time column (looked for time, timestamp, loggingTime, timeStampSaved, _time; or pass --columns time=NAME); header: \(csv.headerDescription)")
             }
-            return present
-        }
+            self.time = time
+            gravity = try triple("gravity")
+            user = try triple("user")
+            accel = try triple("accel")
+            gyro = try triple("gyro")
+            mag = try triple("mag")
+            quaternion = try {
+                let q = try ["w", "x", "y", "z"].map { try find("quat.\($0)") }
+                return q.allSatisfy { $0 != nil } ? q.map { $0! } : nil
+            }()
+            euler = try {
+                let e = try ["roll", "pitch", "yaw"].map { try find($0) }
+                return e.allSatisfy { $0 != nil } ? e.map { $0! } : nil
+            }()
+            altitude = try find("altitude")
+            pressure = try find("pressure")
 
-        guard let timeIndex = try find("time") else {
-            throw InputError(.missingColumn,
-                             "\(source): no time column (looked for time, timestamp, loggingTime, timeStampSaved, _time; or pass --columns time=NAME); header: \(csv.headerDescription)")
-        }
-        let gravityIdx = try triple("gravity")
-        let userIdx = try triple("user")
-        let accelIdx = try triple("accel")
-        let gyroIdx = try triple("gyro")
-        let magIdx = try triple("mag")
-        let quatIdx: [Int]? = try {
-            let q = try ["w", "x", "y", "z"].map { try find("quat.\($0)") }
-            return q.allSatisfy { $0 != nil } ? q.map { $0! } : nil
-        }()
-        let eulerIdx: [Int]? = try {
-            let e = try ["roll", "pitch", "yaw"].map { try find($0) }
-            return e.allSatisfy { $0 != nil } ? e.map { $0! } : nil
-        }()
-        let altitudeIdx = try find("altitude")
-        let pressureIdx = try find("pressure")
-
-        guard gravityIdx != nil || userIdx != nil || accelIdx != nil || gyroIdx != nil || quatIdx != nil
-                || eulerIdx != nil || altitudeIdx != nil else {
-            throw InputError(.missingColumn,
-                             "\(source): no motion columns recognised (want e.g. motionGravityX, Device: xRotationRate, accelerometerAccelerationX, Ax, gyro_x; or pass --columns); header: \(csv.headerDescription)")
-        }
-
-        // Time: numbers (seconds, or ms/ns by header or magnitude) or date-time text.
-        var rawTime: [Double] = []
-        var timeIsDate = false
-        try csv.forEachText(ofColumn: timeIndex) { line, s in
-            var value = Double.nan
-            if s.isEmpty {
-            } else if let v = CSVFile.number(s) {
-                value = v
-            } else if let d = DateText.seconds(s) {
-                value = d
-                timeIsDate = true
-            } else {
-                throw InputError(.notANumber,
-                                 "\(source): line \(line), column '\(header[timeIndex])': '\(s.prefix(40))' is neither a number nor a date-time")
-            }
-            rawTime.append(value)
-        }
-        var timeScaled = timeIsDate
-        if !timeIsDate {
-            let name = header[timeIndex].lowercased()
-            if name.contains("(ms)") || name.hasSuffix("_ms") || name.hasSuffix("ms") && !name.hasSuffix("ums") {
-                rawTime = rawTime.map { $0 / 1000 }
-                notes.append("time column '\(header[timeIndex])' read as milliseconds")
-                timeScaled = true
-            } else if name.contains("ns") && (name.contains("(ns)") || name.hasSuffix("_ns")) {
-                rawTime = rawTime.map { $0 / 1e9 }
-                notes.append("time column '\(header[timeIndex])' read as nanoseconds")
-                timeScaled = true
+            guard gravity != nil || user != nil || accel != nil || gyro != nil || quaternion != nil
+                    || euler != nil || altitude != nil else {
+                throw InputError(.missingColumn,
+                                 "\(source): no motion columns recognised (want e.g. motionGravityX, Device: xRotationRate, accelerometerAccelerationX, Ax, gyro_x; or pass --columns); header: \(csv.headerDescription)")
             }
         }
 
-        // Numeric channels.
-        // Motion fields must be present in a row for it to be kept; the slow sensors' fields
-        // (barometer, magnetometer) may be empty, as loggers write them only when they report (an
-        // altimeter about once a second beside a 50-100 Hz accelerometer).
-        let required: [Int] = [gravityIdx, userIdx, accelIdx, gyroIdx, quatIdx, eulerIdx].compactMap { $0 }.flatMap { $0 }
-        let all: [Int] = required + (magIdx ?? []) + [altitudeIdx, pressureIdx].compactMap { $0 }
-        let columns = try csv.numericColumns(all)
-        // Two passes over one file; a file that changed between them is refused by CSVFile.
-        guard columns.allSatisfy({ $0.count == rawTime.count }) else { throw CSVFile.changed(source) }
-        var byIndex: [Int: [Double]] = [:]
-        for (k, c) in all.enumerated() { byIndex[c] = columns[k] }
+        /// The motion fields' columns, which must all be present in a row for it to be kept; the slow
+        /// sensors' fields (barometer, magnetometer) may be empty, as loggers write them only when they
+        /// report (an altimeter about once a second beside a 50-100 Hz accelerometer).
+        var required: [Int] { [gravity, user, accel, gyro, quaternion, euler].compactMap { $0 }.flatMap { $0 } }
 
+        /// Every numeric channel's values (NaN where empty), by column index.
+        /// - Throws: `InputError` for a field that is not a number or a file that changed.
+        func values(in csv: CSVFile, rowCount: Int) throws -> [Int: [Double]] {
+            let all: [Int] = required + (mag ?? []) + [altitude, pressure].compactMap { $0 }
+            let columns = try csv.numericColumns(all)
+            // Two passes over one file; a file that changed between them is refused by CSVFile.
+            guard columns.allSatisfy({ $0.count == rowCount }) else { throw CSVFile.changed(csv.source) }
+            var byIndex: [Int: [Double]] = [:]
+            for (k, c) in all.enumerated() { byIndex[c] = columns[k] }
+            return byIndex
+        }
+    }
+
+    /// A log's time column: every row's time, in seconds once its unit is read.
+    private struct TimeColumn {
+        /// Index in the header.
+        let column: Int
+        /// Each data row's time (NaN where empty), not yet counted from the first sample.
+        var values: [Double]
+        /// Whether the times were date-time text.
+        let isDate: Bool
+        /// Whether a unit was read (date-time text, a unit in the column name, telling spacing);
+        /// otherwise the numbers are taken as seconds.
+        var scaled: Bool
+
+        /// Reads the column `column` as numbers (seconds, or ms/ns by its name, said in a note) or date-time text.
+        /// - Throws: `InputError.notANumber` for a field that is neither a number nor a date-time.
+        init(_ csv: CSVFile, column: Int, notes: inout [String]) throws {
+            let source = csv.source
+            let header = csv.header
+            // Time: numbers (seconds, or ms/ns by header or magnitude) or date-time text.
+            var rawTime: [Double] = []
+            var timeIsDate = false
+            try csv.forEachText(ofColumn: column) { line, s in
+                var value = Double.nan
+                if s.isEmpty {
+                } else if let v = CSVFile.number(s) {
+                    value = v
+                } else if let d = DateText.seconds(s) {
+                    value = d
+                    timeIsDate = true
+                } else {
+                    throw InputError(.notANumber,
+                                     "\(source): line \(line), column '\(header[column])': '\(s.prefix(40))' is neither a number nor a date-time")
+                }
+                rawTime.append(value)
+            }
+            var timeScaled = timeIsDate
+            if !timeIsDate {
+                let name = header[column].lowercased()
+                if name.contains("(ms)") || name.hasSuffix("_ms") || name.hasSuffix("ms") && !name.hasSuffix("ums") {
+                    rawTime = rawTime.map { $0 / 1000 }
+                    notes.append("time column '\(header[column])' read as milliseconds")
+                    timeScaled = true
+                } else if name.contains("ns") && (name.contains("(ns)") || name.hasSuffix("_ns")) {
+                    rawTime = rawTime.map { $0 / 1e9 }
+                    notes.append("time column '\(header[column])' read as nanoseconds")
+                    timeScaled = true
+                }
+            }
+            self.column = column
+            values = rawTime
+            isDate = timeIsDate
+            scaled = timeScaled
+        }
+
+        /// The times of `rows` in seconds from the first: rescaled when their spacing tells another
+        /// unit (said in a note), and checked to increase.
+        /// - Throws: `InputError.badTimestamps` at the first time that does not increase.
+        mutating func secondsFromStart(rows keep: [Int], _ csv: CSVFile, notes: inout [String]) throws -> [Double] {
+            if !isDate, let scale = MotionLog.timeScaleFromSpacing(keep.map { values[$0] }) {
+                values = values.map { $0 * scale.factor }
+                notes.append(scale.note)
+                scaled = true
+            }
+            for k in 1..<keep.count where !(values[keep[k]] > values[keep[k - 1]]) {
+                throw InputError(.badTimestamps,
+                                 "\(csv.source): time does not increase at line \(csv.lineNumber(ofRow: keep[k])) (\(csv.text(ofRow: keep[k], column: column)) after \(csv.text(ofRow: keep[k - 1], column: column))); sort the log or fix its clock")
+            }
+            let t0 = values[keep[0]]
+            return keep.map { values[$0] - t0 }
+        }
+    }
+
+    /// The rows whose time and motion fields are all present; a note says how many others were dropped.
+    /// - Throws: `InputError.tooShort` for fewer than 2.
+    private static func completeRows(_ csv: CSVFile, _ columns: Columns, _ byIndex: [Int: [Double]], time rawTime: [Double],
+                                     notes: inout [String]) throws -> [Int] {
+        let required = columns.required
         // Keep rows whose time and motion fields are all present (logs often start with empty rows).
         let n = rawTime.count
         var keep: [Int] = []
@@ -298,31 +386,47 @@ public struct MotionLog: Sendable {
             notes.append("dropped \(n - keep.count) of \(n) rows with an empty or non-finite time or motion field")
         }
         guard keep.count >= 2 else {
-            throw InputError(.tooShort, "\(source): fewer than 2 complete motion rows")
+            throw InputError(.tooShort, "\(csv.source): fewer than 2 complete motion rows")
         }
+        return keep
+    }
 
-        func vectors(_ idx: [Int]?, scale: Double) -> [Vector3]? {
-            guard let idx else { return nil }
-            let a = byIndex[idx[0]]!, b = byIndex[idx[1]]!, c = byIndex[idx[2]]!
-            return keep.map { Vector3(x: a[$0] * scale, y: b[$0] * scale, z: c[$0] * scale) }
-        }
+    /// The vectors in columns `idx` (x, y, z) at `rows`, times `scale`; nil when the log has no such columns.
+    private static func vectors(_ idx: [Int]?, _ byIndex: [Int: [Double]], rows keep: [Int], scale: Double) -> [Vector3]? {
+        guard let idx else { return nil }
+        let a = byIndex[idx[0]]!, b = byIndex[idx[1]]!, c = byIndex[idx[2]]!
+        return keep.map { Vector3(x: a[$0] * scale, y: b[$0] * scale, z: c[$0] * scale) }
+    }
 
+    /// The factors that take the acceleration columns to g and the rotation-rate columns to rad/s.
+    /// - Throws: `InputError.unsupportedFormat` when the units contradict each other or the data.
+    private static func unitScales(_ csv: CSVFile, _ columns: Columns, _ byIndex: [Int: [Double]], rows: [Int],
+                                   options: MotionLogOptions, notes: inout [String]) throws
+        -> (acceleration: (total: Double, user: Double, gravity: Double), rotation: Double) {
         // Units: explicit options win; else a unit suffix in the header, the layout's convention, or
         // the data's own magnitude (said in a note). Contradictions are errors. Both are read from
         // robust statistics (median, 99th percentile), so a few corrupt samples do not sway them.
-        let accelScale = try Self.accelerationScale(
-            total: accelIdx.map { vectors($0, scale: 1)! }, user: userIdx.map { vectors($0, scale: 1)! },
-            gravity: gravityIdx.map { vectors($0, scale: 1)! }, header: header,
-            columns: [accelIdx, userIdx, gravityIdx].compactMap { $0 }.flatMap { $0 },
-            option: options.accelerationUnit, source: source, notes: &notes)
-        let gyroScale = try Self.rotationScale(
-            rate: gyroIdx.map { vectors($0, scale: 1)! }, header: header, columns: gyroIdx ?? [],
-            option: options.rotationUnit, source: source, notes: &notes)
+        let accelScale = try accelerationScale(
+            total: vectors(columns.accel, byIndex, rows: rows, scale: 1), user: vectors(columns.user, byIndex, rows: rows, scale: 1),
+            gravity: vectors(columns.gravity, byIndex, rows: rows, scale: 1), header: csv.header,
+            columns: [columns.accel, columns.user, columns.gravity].compactMap { $0 }.flatMap { $0 },
+            option: options.accelerationUnit, source: csv.source, notes: &notes)
+        let gyroScale = try rotationScale(
+            rate: vectors(columns.gyro, byIndex, rows: rows, scale: 1), header: csv.header, columns: columns.gyro ?? [],
+            option: options.rotationUnit, source: csv.source, notes: &notes)
+        return (accelScale, gyroScale)
+    }
 
+    /// `rows` without those holding a value beyond every motion sensor's range; a note says how many
+    /// of the file's `rowCount` rows were dropped and where the first was.
+    /// - Throws: `InputError.tooShort` when fewer than 2 are left.
+    private static func rowsInRange(_ keep: [Int], _ csv: CSVFile, _ columns: Columns, _ byIndex: [Int: [Double]],
+                                    accelScale: (total: Double, user: Double, gravity: Double), gyroScale: Double,
+                                    rowCount n: Int, notes: inout [String]) throws -> [Int] {
         // Samples beyond every sensor's range are dropped like NaN ones: one value of 1e200 turned a
         // log's 6 reps into 0 and an impact into "inf g".
         let accelerationLimits: [(idx: [Int], scale: Double)] = [
-            (accelIdx, accelScale.total), (userIdx, accelScale.user), (gravityIdx, accelScale.gravity),
+            (columns.accel, accelScale.total), (columns.user, accelScale.user), (columns.gravity, accelScale.gravity),
         ].compactMap { i, s in i.map { ($0, abs(s)) } }
         func outOfRange(_ r: Int) -> (column: Int, value: Double)? {
             for (idx, scale) in accelerationLimits {
@@ -333,7 +437,7 @@ public struct MotionLog: Sendable {
                     return (worst, byIndex[worst]![r])
                 }
             }
-            if let gyroIdx {
+            if let gyroIdx = columns.gyro {
                 for c in gyroIdx where abs(byIndex[c]![r]) * gyroScale > maximumRotationRate { return (c, byIndex[c]![r]) }
             }
             return nil
@@ -351,73 +455,71 @@ public struct MotionLog: Sendable {
         if let firstOut {
             notes.append(String(format: "dropped %d of %d rows with a value beyond any motion sensor's range (|acceleration| over %g g or a rotation rate over %g rad/s), the first at line %d, column '%@' (%.3g)",
                                 keep.count - inRange.count, n, maximumAcceleration, maximumRotationRate,
-                                csv.lineNumber(ofRow: firstOut.row), header[firstOut.column], firstOut.value))
-            keep = inRange
-            guard keep.count >= 2 else {
-                throw InputError(.tooShort, "\(source): fewer than 2 motion rows within the sensors' range")
+                                csv.lineNumber(ofRow: firstOut.row), csv.header[firstOut.column], firstOut.value))
+            guard inRange.count >= 2 else {
+                throw InputError(.tooShort, "\(csv.source): fewer than 2 motion rows within the sensors' range")
             }
         }
+        return inRange
+    }
+
+    /// Checks that gravity, when the log has it, reads 0.5-2 g in every row of `rows`.
+    /// - Throws: `InputError.unsupportedFormat` naming the first row that does not.
+    private static func checkGravity(_ keep: [Int], _ csv: CSVFile, _ columns: Columns, _ byIndex: [Int: [Double]],
+                                     scale gravityScale: Double) throws {
         // Core Motion's gravity is a unit vector: a row far from 1 g is in another unit (a logger that
         // switched to m/s² part way read 9.3 g of gravity and impacts of 3.65 g for 0.37 g).
-        if let g = gravityIdx {
-            let scale = abs(accelScale.gravity)
-            let off = keep.lazy.map { r in
-                (row: r, g: Vector3(x: byIndex[g[0]]![r], y: byIndex[g[1]]![r], z: byIndex[g[2]]![r]).magnitude * scale)
-            }.filter { !($0.g >= 0.5 && $0.g <= 2) }
-            if let first = off.first {
-                throw InputError(.unsupportedFormat, String(
-                    format: "%@: gravity is a unit vector, but it reads %.3g g at line %d (%d of %d rows are not within 0.5-2 g): rows in another unit? convert the log to one unit",
-                    source, first.g, csv.lineNumber(ofRow: first.row), off.count, keep.count))
-            }
+        guard let g = columns.gravity else { return }
+        let scale = abs(gravityScale)
+        let off = keep.lazy.map { r in
+            (row: r, g: Vector3(x: byIndex[g[0]]![r], y: byIndex[g[1]]![r], z: byIndex[g[2]]![r]).magnitude * scale)
+        }.filter { !($0.g >= 0.5 && $0.g <= 2) }
+        if let first = off.first {
+            throw InputError(.unsupportedFormat, String(
+                format: "%@: gravity is a unit vector, but it reads %.3g g at line %d (%d of %d rows are not within 0.5-2 g): rows in another unit? convert the log to one unit",
+                csv.source, first.g, csv.lineNumber(ofRow: first.row), off.count, keep.count))
         }
-        if !timeIsDate, let scale = Self.timeScaleFromSpacing(keep.map { rawTime[$0] }) {
-            rawTime = rawTime.map { $0 * scale.factor }
-            notes.append(scale.note)
-            timeScaled = true
-        }
-        for k in 1..<keep.count where !(rawTime[keep[k]] > rawTime[keep[k - 1]]) {
-            throw InputError(.badTimestamps,
-                             "\(source): time does not increase at line \(csv.lineNumber(ofRow: keep[k])) (\(csv.text(ofRow: keep[k], column: timeIndex)) after \(csv.text(ofRow: keep[k - 1], column: timeIndex))); sort the log or fix its clock")
-        }
-        let t0 = rawTime[keep[0]]
-        let time = keep.map { rawTime[$0] - t0 }
+    }
 
-        var log = MotionLog(source: source, time: time, notes: notes, sampleRate: 0, gaps: [])
-        log.timesAssumedSeconds = !timeScaled
-        log.gravity = vectors(gravityIdx, scale: accelScale.gravity)?.map { $0.normalized }
-        log.userAcceleration = vectors(userIdx, scale: accelScale.user)
-        log.acceleration = vectors(accelIdx, scale: accelScale.total)
-        log.rotationRate = vectors(gyroIdx, scale: gyroScale)
-        log.magneticField = vectors(magIdx, scale: 1)
-        if let q = quatIdx {
+    /// Sets each channel the log has from `rows` of `byIndex`, in Core Motion's units.
+    private mutating func setChannels(_ columns: Columns, _ byIndex: [Int: [Double]], rows keep: [Int],
+                                      accelScale: (total: Double, user: Double, gravity: Double), gyroScale: Double) {
+        gravity = Self.vectors(columns.gravity, byIndex, rows: keep, scale: accelScale.gravity)?.map { $0.normalized }
+        userAcceleration = Self.vectors(columns.user, byIndex, rows: keep, scale: accelScale.user)
+        acceleration = Self.vectors(columns.accel, byIndex, rows: keep, scale: accelScale.total)
+        rotationRate = Self.vectors(columns.gyro, byIndex, rows: keep, scale: gyroScale)
+        magneticField = Self.vectors(columns.mag, byIndex, rows: keep, scale: 1)
+        if let q = columns.quaternion {
             let w = byIndex[q[0]]!, x = byIndex[q[1]]!, y = byIndex[q[2]]!, z = byIndex[q[3]]!
-            log.attitude = keep.map { Attitude(quaternion: Quaternion(w: w[$0], x: x[$0], y: y[$0], z: z[$0])) }
-        } else if let e = eulerIdx {
+            attitude = keep.map { Attitude(quaternion: Quaternion(w: w[$0], x: x[$0], y: y[$0], z: z[$0])) }
+        } else if let e = columns.euler {
             let r = byIndex[e[0]]!, p = byIndex[e[1]]!, y = byIndex[e[2]]!
-            log.attitude = keep.map { Attitude(roll: r[$0], pitch: p[$0], yaw: y[$0]) }
+            attitude = keep.map { Attitude(roll: r[$0], pitch: p[$0], yaw: y[$0]) }
         }
-        if let a = altitudeIdx { log.relativeAltitude = keep.map { byIndex[a]![$0] } }
-        if let p = pressureIdx { log.pressure = keep.map { byIndex[p]![$0] } }
+        if let a = columns.altitude { relativeAltitude = keep.map { byIndex[a]![$0] } }
+        if let p = columns.pressure { pressure = keep.map { byIndex[p]![$0] } }
+    }
 
-        // Rate and gaps.
+    /// Sets the median sampling rate and the gaps (said in a note) from the times.
+    /// - Throws: `InputError.badRate` for samples closer than any motion sensor delivers them.
+    private mutating func measureRateAndGaps() throws {
         var dts = [Double](repeating: 0, count: time.count - 1)
         for k in 1..<time.count { dts[k - 1] = time[k] - time[k - 1] }
         let sortedDt = dts.sorted()
         let medianDt = sortedDt[sortedDt.count / 2]
-        log.sampleRate = 1 / medianDt
-        guard log.sampleRate <= maximumSampleRate * (1 + 1e-9) else {  // 1e-4 s apart reads 10000.000001 Hz
+        sampleRate = 1 / medianDt
+        guard sampleRate <= Self.maximumSampleRate * (1 + 1e-9) else {  // 1e-4 s apart reads 10000.000001 Hz
             throw InputError(.badRate, String(format: "%@: samples %.3g s apart (%.3g Hz) are faster than any motion sensor (%g Hz at most); are the times in seconds?",
-                                              source, medianDt, log.sampleRate, maximumSampleRate))
+                                              source, medianDt, sampleRate, Self.maximumSampleRate))
         }
-        for k in 1..<time.count where dts[k - 1] > gapFactor * medianDt {
-            log.gaps.append((index: k, seconds: dts[k - 1]))
+        for k in 1..<time.count where dts[k - 1] > Self.gapFactor * medianDt {
+            gaps.append((index: k, seconds: dts[k - 1]))
         }
-        if !log.gaps.isEmpty {
-            let longest = log.gaps.map(\.seconds).max()!
-            log.notes.append(String(format: "%d gaps longer than %.3f s (longest %.1f s); filters and detectors restart after gaps over their own limit (0.5-1 s; the pedometer fills gaps up to %g s)",
-                                    log.gaps.count, gapFactor * medianDt, longest, Pedometer.maximumFilledGap))
+        if !gaps.isEmpty {
+            let longest = gaps.map(\.seconds).max()!
+            notes.append(String(format: "%d gaps longer than %.3f s (longest %.1f s); filters and detectors restart after gaps over their own limit (0.5-1 s; the pedometer fills gaps up to %g s)",
+                                gaps.count, Self.gapFactor * medianDt, longest, Pedometer.maximumFilledGap))
         }
-        return log
     }
 
     // MARK: - Names
