@@ -512,6 +512,9 @@ public struct MotionLog: Sendable {
             throw InputError(.badRate, String(format: "%@: samples %.3g s apart (%.3g Hz) are faster than any motion sensor (%g Hz at most); are the times in seconds?",
                                               source, medianDt, sampleRate, Self.maximumSampleRate))
         }
+        // Within that rounding it is the maximum, which the detectors take: 10000.000001 Hz stopped
+        // `vitals motion`, whose rep counter accepts 10 kHz at most.
+        sampleRate = min(sampleRate, Self.maximumSampleRate)
         for k in 1..<time.count where dts[k - 1] > Self.gapFactor * medianDt {
             gaps.append((index: k, seconds: dts[k - 1]))
         }

@@ -9,6 +9,28 @@ struct HardeningMotionCLITests {
     static let latin1Comment: [UInt8] = Array("<?xml version=\"1.0\"?>\n<!-- tree ".utf8) + [0x8E]
         + Array(" -->\n<opencv_storage></opencv_storage>\n".utf8)
 
+    @Test("a log sampled at 10 kHz, the most a recording may be, runs: 1e-4 s apart read 10000.000001 Hz, stopped vitals motion and was refused by steps and heart-rate")
+    func aLogAtTenKilohertz() throws {
+        let dir = try scratchFolder("motion-10khz")
+        var csv = "time,acc_x,acc_y,acc_z,gyro_x,gyro_y,gyro_z\n"
+        for i in 0..<3000 {
+            let t = Double(i) / 10_000
+            csv += "\(t),\(0.01 * sin(Double(i))),-0.7,0.3,0.001,1.0,-0.05\n"
+        }
+        try csv.write(toFile: dir + "/fast.csv", atomically: true, encoding: .utf8)
+        for command in ["motion", "reps", "swings", "tremor", "steps"] {
+            let run = try vitals([command, "fast.csv"], in: dir)
+            #expect(run.status == 0, "\(command): \(run.stderr)")
+            #expect(!run.stderr.contains("Fatal error") && !run.stderr.contains("crashed"), "\(command): \(run.stderr)")
+        }
+        // A PPG at 10 kHz, 1e-4 s apart: it was refused as "1e+04 Hz is outside 5 Hz...10 kHz".
+        var ppg = "time_s,ppg\n"
+        for i in 0..<50_000 { ppg += "\(Double(i) / 10_000),\(sin(2 * Double.pi * 1.2 * Double(i) / 10_000))\n" }
+        try ppg.write(toFile: dir + "/fast-ppg.csv", atomically: true, encoding: .utf8)
+        let pulse = try vitals(["heart-rate", "fast-ppg.csv", "--column", "ppg", "--json"], in: dir)
+        #expect(pulse.status == 0 && pulse.stdout.contains("\"sample_rate_hz\": 10000"), "\(pulse.stderr)")
+    }
+
     @Test("a --cascade with a comment that is not UTF-8 is one line, not a crash in the XML parser")
     func facesCascadeWithACommentThatIsNotUTF8() throws {
         let dir = try scratchFolder("faces-cascade-utf8")
