@@ -507,14 +507,12 @@ public struct MotionLog: Sendable {
         for k in 1..<time.count { dts[k - 1] = time[k] - time[k - 1] }
         let sortedDt = dts.sorted()
         let medianDt = sortedDt[sortedDt.count / 2]
-        sampleRate = 1 / medianDt
-        guard sampleRate <= Self.maximumSampleRate * (1 + 1e-9) else {  // 1e-4 s apart reads 10000.000001 Hz
+        // (10000.000001 Hz from times 1e-4 s apart stopped `vitals motion`: its rep counter takes 10 kHz at most.)
+        sampleRate = measuredRate(1 / medianDt, atMost: Self.maximumSampleRate)
+        guard sampleRate <= Self.maximumSampleRate else {
             throw InputError(.badRate, String(format: "%@: samples %.3g s apart (%.3g Hz) are faster than any motion sensor (%g Hz at most); are the times in seconds?",
                                               source, medianDt, sampleRate, Self.maximumSampleRate))
         }
-        // Within that rounding it is the maximum, which the detectors take: 10000.000001 Hz stopped
-        // `vitals motion`, whose rep counter accepts 10 kHz at most.
-        sampleRate = min(sampleRate, Self.maximumSampleRate)
         for k in 1..<time.count where dts[k - 1] > Self.gapFactor * medianDt {
             gaps.append((index: k, seconds: dts[k - 1]))
         }

@@ -498,8 +498,7 @@ struct SampleScan {
             throw InputError(.badRate, String(format: "%@: --rate %g Hz contradicts the time_s column (%.3g Hz); leave out --rate, the times are used",
                                               src, rate, measured))
         }
-        // Times 1e-4 s apart read 10000.000001 Hz: within that rounding a measured rate is the limit.
-        let sampleRate = rate ?? (measured > 10_000 && measured <= 10_000 * (1 + 1e-9) ? 10_000 : measured)
+        let sampleRate = rate ?? measuredRate(measured, atMost: 10_000)
         guard sampleRate >= 5, sampleRate <= 10_000 else {
             // Times written in milliseconds read as a rate a thousand times too low (samples 2 or more
             // "seconds" apart are no physiological recording in seconds).

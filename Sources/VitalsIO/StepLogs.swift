@@ -54,9 +54,9 @@ public enum StepLogs {
     static func checkPlausible(_ r: AccelerationRecording) throws {
         var intervals = [Double](repeating: 0, count: r.time.count - 1)
         for i in intervals.indices { intervals[i] = r.time[i + 1] - r.time[i] }
-        let rate = 1 / intervals.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) }
-        // (Times 1e-4 s apart read 10000.000001 Hz, which is the limit within rounding, as MotionLog takes it.)
-        guard rate >= minimumSampleRate, rate <= MotionLog.maximumSampleRate * (1 + 1e-9) else {
+        let rate = measuredRate(1 / intervals.withUnsafeMutableBufferPointer { Statistics.selectMedian($0) },
+                                atMost: MotionLog.maximumSampleRate)
+        guard rate >= minimumSampleRate, rate <= MotionLog.maximumSampleRate else {
             throw InputError(.badRate, String(format: "%@: sample rate %.3g Hz is outside %g Hz...%g kHz (steps need %g Hz or more; check the time unit or the stated frequency)",
                                               r.source, rate, minimumSampleRate, MotionLog.maximumSampleRate / 1000, minimumSampleRate))
         }
