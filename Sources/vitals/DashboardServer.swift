@@ -31,10 +31,16 @@ struct DashboardServer {
                 HTTPResponse(statusCode: .ok, headers: [.contentType: asset.contentType], body: asset.data)
             }
         }
+        let streamHeaders: HTTPHeaders = [.contentType: "text/event-stream", HTTPHeader("Cache-Control"): "no-cache"]
         routes.appendRoute(HTTPRoute(method: .GET, path: DashboardPage.eventsPath)) { _ in
-            HTTPResponse(statusCode: .ok,
-                         headers: [.contentType: "text/event-stream", HTTPHeader("Cache-Control"): "no-cache"],
+            HTTPResponse(statusCode: .ok, headers: streamHeaders,
                          body: HTTPBodySequence(from: EventStreamBody(frames: await hub.subscribe())))
+        }
+        // HEAD gets the stream's head, as GET does, without joining the viewers (its body is never
+        // read); it was 404, as if there were no stream.
+        routes.appendRoute(HTTPRoute(method: .HEAD, path: DashboardPage.eventsPath)) { _ in
+            HTTPResponse(statusCode: .ok, headers: streamHeaders,
+                         body: HTTPBodySequence(from: EventStreamBody(frames: AsyncStream { $0.finish() })))
         }
         let address: any SocketAddress
         do {

@@ -222,6 +222,21 @@ struct DashboardClientsCLITests {
         #expect(dashboard.terminate(within: 5) == 0)
     }
 
+    /// HEAD of the event stream is its head, as GET's, with no events after it; the connection then
+    /// carries the next request (it was 404, as if there were no stream).
+    @Test func headOfTheEventStreamIsItsHead() throws {
+        let dashboard = try RunningDashboard()
+        let client = try #require(RawClient(port: dashboard.port))
+        client.send("HEAD /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let head = try #require(client.receive())
+        #expect(head.hasPrefix("HTTP/1.1 200 OK\r\n") && head.contains("Content-Type: text/event-stream\r\n"), "\(head)")
+        #expect(head.hasSuffix("\r\n\r\n") && !head.contains("data: "), "\(head)")
+        #expect(client.receive(timeout: 2) == nil)   // no body: nothing more comes
+        client.send(pageRequest)
+        #expect(client.receive()?.hasPrefix("HTTP/1.1 200 OK\r\n") == true)
+        #expect(dashboard.terminate(within: 5) == 0)
+    }
+
     /// With 64 files (`ulimit -n 64`) and 100 clients connecting, connections past the limit are
     /// refused (503) while a viewer's stream goes on, and once the clients leave the page is served
     /// again. FlyingFox's accept loop failed with EMFILE and the program ended (status 1).
