@@ -57,6 +57,28 @@ struct SortedWindowChanges: Sendable {
                         // exists as the departures are values of the window.
                         var i = 0, j = 0, k = 0, o = 0
                         while i < s.count || j < a.count {
+                            // The sorted values before the next arrival (ties: sorted first) that
+                            // are not the next departure go out in a tight loop: the merge's own
+                            // steps for them, without its hard-to-predict choice per value (most of
+                            // the window lies between a hop's few changes).
+                            let dk = k < d.count ? d[k] : .nan  // NaN equals nothing: none left
+                            if j < a.count {
+                                let aj = a[j]
+                                while i < s.count, s[i] <= aj, s[i] != dk {
+                                    precondition(o < out.count, "sorted window out of step with its ring")
+                                    out[o] = s[i]
+                                    o += 1
+                                    i += 1
+                                }
+                            } else {
+                                while i < s.count, s[i] != dk {
+                                    precondition(o < out.count, "sorted window out of step with its ring")
+                                    out[o] = s[i]
+                                    o += 1
+                                    i += 1
+                                }
+                            }
+                            guard i < s.count || j < a.count else { break }
                             let v: Double
                             if j == a.count || (i < s.count && s[i] <= a[j]) {
                                 v = s[i]
