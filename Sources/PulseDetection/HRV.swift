@@ -533,38 +533,66 @@ public enum HRV {
         -> [(median: Double, step: Double)?] {
         let pool = intervals.indices.filter { inRange[$0] && (references?[$0] ?? true) }
         var result = [(median: Double, step: Double)?](repeating: nil, count: intervals.count)
-        var window: [Double] = [], steps: [Double] = []
-        window.reserveCapacity(neighbourCount)
-        steps.reserveCapacity(neighbourCount)
+        // Scratch for one interval's neighbours and their steps, filled and sorted in place.
+        var window = [Double](repeating: 0, count: neighbourCount)
+        var steps = [Double](repeating: 0, count: neighbourCount)
         let half = neighbourCount / 2
-        var p = 0  // pool position of the first reference at or after the judged interval
-        for i in intervals.indices where inRange[i] {
-            while p < pool.count && pool[p] < i { p += 1 }
-            // Neighbours: pool positions left of p, and right of it (past i itself when i is a reference).
-            let rightStart = p < pool.count && pool[p] == i ? p + 1 : p
-            let leftCount = p, rightCount = pool.count - rightStart
-            let nl = min(leftCount, max(half, neighbourCount - rightCount))
-            let nr = min(rightCount, neighbourCount - nl)
-            window.removeAll(keepingCapacity: true)
-            steps.removeAll(keepingCapacity: true)
-            for k in (p - nl)..<p {
-                window.append(intervals[pool[k]])
-                if k + 1 < p { steps.append(abs(intervals[pool[k + 1]] - intervals[pool[k]])) }
-            }
-            for k in rightStart..<(rightStart + nr) {
-                window.append(intervals[pool[k]])
-                if k + 1 < rightStart + nr { steps.append(abs(intervals[pool[k + 1]] - intervals[pool[k]])) }
-            }
-            if window.count >= minimumNeighbours {
-                // Statistics.median, on scratch storage sorted in place (same values, no allocation
-                // per interval).
-                window.insertionSort()
-                steps.insertionSort()
-                result[i] = (Statistics.percentile(sorted: window, 50),
-                             steps.isEmpty ? 0 : Statistics.percentile(sorted: steps, 50))
+        intervals.withUnsafeBufferPointer { intervals in
+        pool.withUnsafeBufferPointer { pool in
+        window.withUnsafeMutableBufferPointer { window in
+        steps.withUnsafeMutableBufferPointer { steps in
+            var p = 0  // pool position of the first reference at or after the judged interval
+            for i in intervals.indices where inRange[i] {
+                while p < pool.count && pool[p] < i { p += 1 }
+                // Neighbours: pool positions left of p, and right of it (past i itself when i is a reference).
+                let rightStart = p < pool.count && pool[p] == i ? p + 1 : p
+                let leftCount = p, rightCount = pool.count - rightStart
+                let nl = min(leftCount, max(half, neighbourCount - rightCount))
+                let nr = min(rightCount, neighbourCount - nl)
+                var w = 0, st = 0
+                for k in (p - nl)..<p {
+                    window[w] = intervals[pool[k]]
+                    w += 1
+                    if k + 1 < p {
+                        steps[st] = abs(intervals[pool[k + 1]] - intervals[pool[k]])
+                        st += 1
+                    }
+                }
+                for k in rightStart..<(rightStart + nr) {
+                    window[w] = intervals[pool[k]]
+                    w += 1
+                    if k + 1 < rightStart + nr {
+                        steps[st] = abs(intervals[pool[k + 1]] - intervals[pool[k]])
+                        st += 1
+                    }
+                }
+                if w >= minimumNeighbours {
+                    // Statistics.median of each (the same order statistics, interpolated by the same
+                    // formula as Statistics.percentile(sorted:_:)). In-range intervals are finite and
+                    // positive, their steps finite and never -0: sorted by a network (see there).
+                    let sortedWindow = UnsafeMutableBufferPointer(rebasing: window[0..<w])
+                    let sortedSteps = UnsafeMutableBufferPointer(rebasing: steps[0..<st])
+                    sortedWindow.sortDistinctlyOrdered()
+                    sortedSteps.sortDistinctlyOrdered()
+                    result[i] = (median(sorted: UnsafeBufferPointer(sortedWindow)),
+                                 st == 0 ? 0 : median(sorted: UnsafeBufferPointer(sortedSteps)))
+                }
             }
         }
+        }
+        }
+        }
         return result
+    }
+
+    /// The median of `s` (sorted ascending, not empty) as ``Statistics/percentile(sorted:_:)`` with
+    /// `p` 50 gives it: the same rank and the same interpolation.
+    @inline(__always)
+    private static func median(sorted s: UnsafeBufferPointer<Double>) -> Double {
+        let rank = 50.0 / 100 * Double(s.count - 1)
+        let lo = Int(rank.rounded(.down))
+        let hi = min(lo + 1, s.count - 1)
+        return s[lo] + (s[hi] - s[lo]) * (rank - Double(lo))
     }
 
     static func analyse(intervals: [Double], times: [Double], excluded: Set<Int>) -> HRVResult {

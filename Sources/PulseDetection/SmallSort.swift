@@ -6,18 +6,56 @@ extension Array where Element == Double {
     /// (8-10) the stages sort on every beat or interval.
     /// - Complexity: O(count²); allocates nothing.
     mutating func insertionSort() {
-        withUnsafeMutableBufferPointer { s in
-            guard s.count > 1 else { return }
-            for i in 1..<s.count {
-                let v = s[i]
-                var j = i
-                while j > 0, s[j - 1] > v {
-                    s[j] = s[j - 1]
-                    j -= 1
-                }
-                s[j] = v
+        withUnsafeMutableBufferPointer { $0.insertionSort() }
+    }
+}
+
+extension UnsafeMutableBufferPointer where Element == Double {
+    /// Sorts the values ascending in place by insertion (see `Array.insertionSort()`).
+    /// - Complexity: O(count²); allocates nothing.
+    func insertionSort() {
+        guard count > 1 else { return }
+        for i in 1..<count {
+            let v = self[i]
+            var j = i
+            while j > 0, self[j - 1] > v {
+                self[j] = self[j - 1]
+                j -= 1
             }
+            self[j] = v
         }
+    }
+
+    /// Sorts the values ascending in place: 8 and 10 values by a sorting network (a fixed sequence
+    /// of compare-exchanges, no branch to mispredict), other counts by insertion. For values that
+    /// equal each other only when they are the same bits (no NaN, no zeros of both signs) the
+    /// result is the insertion sort's; others must use ``insertionSort()``.
+    func sortDistinctlyOrdered() {
+        // Networks of the least known size (19 and 29 compare-exchanges); each sorts every input of
+        // 0s and 1s, hence (by the 0-1 principle) every input.
+        switch count {
+        case 8:
+            exchange(0, 2); exchange(1, 3); exchange(4, 6); exchange(5, 7); exchange(0, 4); exchange(1, 5)
+            exchange(2, 6); exchange(3, 7); exchange(0, 1); exchange(2, 3); exchange(4, 5); exchange(6, 7)
+            exchange(2, 4); exchange(3, 5); exchange(1, 4); exchange(3, 6); exchange(1, 2); exchange(3, 4)
+            exchange(5, 6)
+        case 10:
+            exchange(0, 8); exchange(1, 9); exchange(2, 7); exchange(3, 5); exchange(4, 6); exchange(0, 2)
+            exchange(1, 4); exchange(5, 8); exchange(7, 9); exchange(0, 3); exchange(2, 4); exchange(5, 7)
+            exchange(6, 9); exchange(0, 1); exchange(3, 6); exchange(8, 9); exchange(1, 5); exchange(2, 3)
+            exchange(4, 8); exchange(6, 7); exchange(1, 2); exchange(3, 5); exchange(4, 6); exchange(7, 8)
+            exchange(2, 3); exchange(4, 5); exchange(6, 7); exchange(3, 4); exchange(5, 6)
+        default:
+            insertionSort()
+        }
+    }
+
+    /// Puts the smaller of the values at `i` and `j` at `i`, the larger at `j` (`i < j`).
+    @inline(__always)
+    private func exchange(_ i: Int, _ j: Int) {
+        let a = self[i], b = self[j]
+        self[i] = b < a ? b : a
+        self[j] = b < a ? a : b
     }
 }
 
