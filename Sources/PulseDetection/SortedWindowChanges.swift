@@ -104,9 +104,13 @@ struct SortedWindowChanges: Sendable {
         removeAll()
     }
 
-    /// A hop's few changes by insertion; many (a long first window) by the general sort. The same
-    /// order either way.
+    /// A hop's few changes by insertion (10, a hop at the default rates, by a sorting network when
+    /// no value is a zero or NaN: then equal values are equal bits, and any sort puts them alike);
+    /// many (a long first window) by the general sort. The same order either way.
     private static func sortAscending(_ values: inout [Double]) {
-        if values.count <= 32 { values.insertionSort() } else { values.sort() }
+        guard values.count <= 32 else { return values.sort() }
+        values.withUnsafeMutableBufferPointer { v in
+            if v.allSatisfy({ $0 != 0 && !$0.isNaN }) { v.sortDistinctlyOrdered() } else { v.insertionSort() }
+        }
     }
 }
