@@ -153,11 +153,14 @@ public struct BeatShape: Sendable {
         let end = time + Self.window.after * period
         guard start >= oldest, end <= newest else { return false }
         let step = (end - start) / Double(Self.points - 1)
-        for k in 0..<Self.points {
-            let x = (start + Double(k) * step - oldest) * rate
-            let i = min(count - 2, Int(x))
-            let f = x - Double(i)
-            snippet[k] = history[i] + f * (history[i + 1] - history[i])
+        snippet.withUnsafeMutableBufferPointer { snippet in
+            for k in 0..<Self.points {
+                let x = (start + Double(k) * step - oldest) * rate
+                let i = min(count - 2, Int(x))
+                let f = x - Double(i)
+                let h0 = history[i], h1 = history[i + 1]
+                snippet[k] = h0 + f * (h1 - h0)
+            }
         }
         snippetNorm = normalize(&snippet)
         return snippetNorm > 0
@@ -166,15 +169,17 @@ public struct BeatShape: Sendable {
     /// Zero mean, unit norm; returns the norm before scaling (0 for a constant vector, left as is).
     @discardableResult
     private func normalize(_ v: inout [Double]) -> Double {
-        let mean = v.reduce(0, +) / Double(v.count)
-        var ss = 0.0
-        for i in v.indices {
-            v[i] -= mean
-            ss += v[i] * v[i]
+        v.withUnsafeMutableBufferPointer { v in
+            let mean = v.reduce(0, +) / Double(v.count)
+            var ss = 0.0
+            for i in v.indices {
+                v[i] -= mean
+                ss += v[i] * v[i]
+            }
+            guard ss > 0 else { return 0 }
+            let s = 1 / ss.squareRoot()
+            for i in v.indices { v[i] *= s }
+            return ss.squareRoot()
         }
-        guard ss > 0 else { return 0 }
-        let s = 1 / ss.squareRoot()
-        for i in v.indices { v[i] *= s }
-        return ss.squareRoot()
     }
 }
