@@ -627,19 +627,18 @@ public struct PulseAnalyzer: Sendable {
         let holdoff = settings.clippingHoldoff
         let liveDelay = min(settings.maximumLiveBeatDelay,
                             max(settings.liveBeatDelay, settings.liveBeatDelayFraction * detector.pointee.expectedPeriod))
-        // Samples until the grid count is a multiple of the decimation (a decimated sample).
-        var untilDecimate = decimation - gridCount % decimation
+        // The rate tracker's window takes the range's decimated samples (those where the grid count
+        // becomes a multiple of the decimation) in a loop of their own: nothing below reads it.
+        for k in stride(from: range.lowerBound + decimation - 1 - gridCount % decimation, to: range.upperBound,
+                        by: decimation) {
+            let z = track[k]
+            windowChanges[ch].record(arrival: z, departure: windows[ch].append(z))
+        }
         for k in range {
-            untilDecimate -= 1
             let time = base[k]
             let x = raw[k]
             if measuresNoise { noiseLevel.add(x) }
             let y = orient * beat[k]
-            if untilDecimate == 0 {
-                untilDecimate = decimation
-                let z = track[k]
-                windowChanges[ch].record(arrival: z, departure: windows[ch].append(z))
-            }
             _ = detector.pointee.process(time: time, value: y)
             // A run of identical samples is a clipped or disconnected sensor, not a pulse: upstrokes
             // next to one are not beats.
