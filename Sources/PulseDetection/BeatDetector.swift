@@ -95,8 +95,8 @@ public struct BeatDetector: Sendable {
         // needs three real differences (d2, d1, d0), i.e. four samples.
         guard primed >= 4 else { return nil }
         var decided: Beat?
-        let delay = min(settings.maximumDelay, settings.delayFraction * expectedPeriod)
-        if let h = held, time - h.time >= delay {
+        // The decision delay is worked out only while a candidate is held (most samples hold none).
+        if let h = held, time - h.time >= min(settings.maximumDelay, settings.delayFraction * expectedPeriod) {
             decided = decide(h)
             held = nil
         }
