@@ -1,5 +1,6 @@
 import Foundation
 import SignalProcessing
+internal import CPrefetch
 
 /// The live fingertip (or PPG) pipeline: inputs in, events out.
 ///
@@ -403,6 +404,11 @@ public struct PulseAnalyzer: Sendable {
         var count = blockCount
         var i = start
         while i < buffer.count {
+            // A hint to load the input 128 ahead (5 KB at 40 bytes an input): the inputs are read
+            // once, in bursts of a block between the stages' work, and without it the loop waited on
+            // memory (two fifths of its profile samples on the benchmark's hour; 32 ahead did
+            // not help, 64 to 1024 did alike). Never faults, even past the end.
+            vitals_prefetch(buffer.baseAddress! + i + 128)
             guard case .ppg(let t, let v) = buffer[i], t.isFinite, Self.isUsable(v), t > last, t - last <= gapLimit else { break }
             last = t
             resampler.push(time: t, value: v)
