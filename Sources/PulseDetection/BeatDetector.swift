@@ -84,16 +84,19 @@ public struct BeatDetector: Sendable {
     public mutating func process(time: Double, value: Double) -> Beat? {
         let d0 = value - previous
         previous = value
-        primed += 1
         defer {
             d2 = d1
             d1 = d0
         }
         candidate = nil
-        if primed == 1 { startTime = time }
         // The first sample has no previous one: its difference is not a slope, so a slope maximum
-        // needs three real differences (d2, d1, d0), i.e. four samples.
-        guard primed >= 4 else { return nil }
+        // needs three real differences (d2, d1, d0), i.e. four samples. Counted up to 4 only (all
+        // it is read for), so the steady state tests it once.
+        if primed < 4 {
+            primed += 1
+            if primed == 1 { startTime = time }
+            guard primed >= 4 else { return nil }
+        }
         var decided: Beat?
         // The decision delay is worked out only while a candidate is held (most samples hold none).
         if let h = held, time - h.time >= min(settings.maximumDelay, settings.delayFraction * expectedPeriod) {
