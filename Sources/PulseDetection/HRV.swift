@@ -567,15 +567,14 @@ public enum HRV {
                     }
                 }
                 if w >= minimumNeighbours {
-                    // Statistics.median of each (the same order statistics, interpolated by the same
-                    // formula as Statistics.percentile(sorted:_:)). In-range intervals are finite and
-                    // positive, their steps finite and never -0: sorted by a network (see there).
+                    // The median of each, sorted in place. In-range intervals are finite and positive,
+                    // their steps finite and never -0: sorted by a network (`sortDistinctlyOrdered`).
                     let sortedWindow = UnsafeMutableBufferPointer(rebasing: window[0..<w])
                     let sortedSteps = UnsafeMutableBufferPointer(rebasing: steps[0..<st])
                     sortedWindow.sortDistinctlyOrdered()
                     sortedSteps.sortDistinctlyOrdered()
-                    result[i] = (median(sorted: UnsafeBufferPointer(sortedWindow)),
-                                 st == 0 ? 0 : median(sorted: UnsafeBufferPointer(sortedSteps)))
+                    result[i] = (Statistics.percentile(sorted: UnsafeBufferPointer(sortedWindow), 50),
+                                 st == 0 ? 0 : Statistics.percentile(sorted: UnsafeBufferPointer(sortedSteps), 50))
                 }
             }
         }
@@ -583,16 +582,6 @@ public enum HRV {
         }
         }
         return result
-    }
-
-    /// The median of `s` (sorted ascending, not empty) as ``Statistics/percentile(sorted:_:)`` with
-    /// `p` 50 gives it: the same rank and the same interpolation.
-    @inline(__always)
-    private static func median(sorted s: UnsafeBufferPointer<Double>) -> Double {
-        let rank = 50.0 / 100 * Double(s.count - 1)
-        let lo = Int(rank.rounded(.down))
-        let hi = min(lo + 1, s.count - 1)
-        return s[lo] + (s[hi] - s[lo]) * (rank - Double(lo))
     }
 
     static func analyse(intervals: [Double], times: [Double], excluded: Set<Int>) -> HRVResult {

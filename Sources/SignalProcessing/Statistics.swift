@@ -46,14 +46,17 @@ public enum Statistics {
         return percentile(sorted: x.sorted(), p)
     }
 
-    /// The `p`-th percentile of values already sorted ascending (NaN for none or a NaN `p`).
+    /// The `p`-th percentile of values already sorted ascending (NaN for none or a NaN `p`): an array,
+    /// or scratch storage sorted in place (an `UnsafeBufferPointer`).
     @inlinable
-    public static func percentile(sorted s: [Double], _ p: Double) -> Double {
+    public static func percentile<C: RandomAccessCollection>(sorted s: C, _ p: Double) -> Double
+    where C.Element == Double, C.Index == Int {
         guard !s.isEmpty, !p.isNaN else { return .nan }
         let rank = min(max(p, 0), 100) / 100 * Double(s.count - 1)
         let lo = Int(rank.rounded(.down))
         let hi = min(lo + 1, s.count - 1)
-        return s[lo] + (s[hi] - s[lo]) * (rank - Double(lo))
+        let low = s[s.startIndex + lo], high = s[s.startIndex + hi]
+        return low + (high - low) * (rank - Double(lo))
     }
 
     /// The median (50th percentile).

@@ -51,3 +51,30 @@ import SignalProcessing
         #expect(sorted.sorted == after.sorted())
     }
 }
+
+@Suite struct SortingNetworkTests {
+    /// The 8- and 10-value networks sort every input of 0s and 1s (2^8 and 2^10 of them), hence, by
+    /// the 0-1 principle, every input; other counts go by insertion. Random values with ties, and
+    /// every count up to 12, come out as `sorted()` gives them.
+    @Test(arguments: [8, 10])
+    func networksSortEveryInputOfZerosAndOnes(count: Int) {
+        for bits in 0..<(1 << count) {
+            var values = (0..<count).map { Double((bits >> $0) & 1) + 1 }  // 1s and 2s: no zeros
+            let want = values.sorted()
+            values.withUnsafeMutableBufferPointer { $0.sortDistinctlyOrdered() }
+            #expect(values == want, "\(bits)")
+        }
+    }
+
+    @Test func everyCountSortsAsSortedDoes() {
+        var random = SplitMix64(seed: 42)
+        for count in 0...12 {
+            for _ in 0..<200 {
+                var values = (0..<count).map { _ in (random.gaussian() * 3).rounded() + 20 }
+                let want = values.sorted()
+                values.withUnsafeMutableBufferPointer { $0.sortDistinctlyOrdered() }
+                #expect(values == want)
+            }
+        }
+    }
+}
