@@ -326,8 +326,16 @@ public struct RepCounter: Sendable {
 
     static func count(time: [Double], gravity: [Vector3], sampleRate: Double,
                       parameters p: Parameters, plans: inout [Int: FFT]) -> (reps: Int, period: Double)? {
+        guard gravity.count >= 8, let (mean, direction) = principalDirection(of: gravity) else { return nil }
+        let x = smoothedProjection(gravity, mean: mean, direction: direction, sampleRate: sampleRate, parameters: p)
+        guard let period = repPeriod(x, sampleRate: sampleRate, parameters: p, plans: &plans),
+              let reps = countExtremes(x, time: time, period: period, sampleRate: sampleRate, parameters: p) else { return nil }
+        return (reps, period)
+    }
+
+    /// Gravity's mean and the principal direction of its variation; nil when the iteration meets a zero vector.
+    private static func principalDirection(of gravity: [Vector3]) -> (mean: Vector3, direction: Vector3)? {
         let n = gravity.count
-        guard n >= 8 else { return nil }
         // Principal direction of gravity's variation (power iteration on the covariance).
         var mean = Vector3.zero
         for g in gravity { mean += g }
@@ -352,6 +360,13 @@ public struct RepCounter: Sendable {
                 && next.z.bitPattern == v.z.bitPattern { break }
             v = next
         }
+        return (mean, v)
+    }
+
+    /// Gravity less its mean, projected on `v` and smoothed: the signal the reps are counted in.
+    private static func smoothedProjection(_ gravity: [Vector3], mean: Vector3, direction v: Vector3, sampleRate: Double,
+                                           parameters p: Parameters) -> [Double] {
+        let n = gravity.count
         let raw = gravity.map { ($0 - mean).dot(v) }
         // Centred moving average (shrinking at the ends).
         let half = max(0, Int((p.smoothing * sampleRate).rounded()) / 2)
@@ -362,6 +377,13 @@ public struct RepCounter: Sendable {
             for j in lo...hi { s += raw[j] }
             x[i] = s / Double(hi - lo + 1)
         }
+        return x
+    }
+
+    /// The repetition period of `x`, s; nil when `x` is constant or `periodRange` holds no lag it can test.
+    private static func repPeriod(_ x: [Double], sampleRate: Double, parameters p: Parameters,
+                                  plans: inout [Int: FFT]) -> Double? {
+        let n = x.count
         // Period: unbiased autocorrelation maximum in the period range.
         let xm = Statistics.mean(x)
         let c = x.map { $0 - xm }
@@ -371,20 +393,7 @@ public struct RepCounter: Sendable {
         let minLag = max(1, Int((p.periodRange.lowerBound * sampleRate).rounded()))
         let maxLag = min(n - 2, Int((p.periodRange.upperBound * sampleRate).rounded()))
         guard maxLag >= minLag else { return nil }
-        // Autocorrelation through the FFT, zero-padded to at least n + maxLag so circular wrap-around
-        // cannot reach the lags used: O(n log n) per set.
-        var size = 1
-        while size < n + maxLag + 1 { size <<= 1 }
-        var re = [Double](repeating: 0, count: size), im = [Double](repeating: 0, count: size)
-        for i in 0..<n { re[i] = c[i] }
-        var fft = plans[size] ?? FFT(count: size)
-        fft.forward(re: &re, im: &im)
-        for i in 0..<size {
-            re[i] = re[i] * re[i] + im[i] * im[i]
-            im[i] = 0
-        }
-        fft.inverse(re: &re, im: &im)
-        plans[size] = fft
+        let re = autocorrelation(c, maxLag: maxLag, plans: &plans)
         let scale = re[0]  // = ac0 times the transform's normalisation
         var ac = [Double](repeating: -.infinity, count: maxLag + 1)
         var bestLag = minLag, best = -Double.infinity
@@ -405,7 +414,32 @@ public struct RepCounter: Sendable {
             }
             divisor += 1
         }
-        let period = Double(bestLag) / sampleRate
+        return Double(bestLag) / sampleRate
+    }
+
+    /// The circular autocorrelation of `c` at every lag (not normalised), with no wrap-around up to `maxLag`.
+    private static func autocorrelation(_ c: [Double], maxLag: Int, plans: inout [Int: FFT]) -> [Double] {
+        let n = c.count
+        // Autocorrelation through the FFT, zero-padded to at least n + maxLag so circular wrap-around
+        // cannot reach the lags used: O(n log n) per set.
+        var size = 1
+        while size < n + maxLag + 1 { size <<= 1 }
+        var re = [Double](repeating: 0, count: size), im = [Double](repeating: 0, count: size)
+        for i in 0..<n { re[i] = c[i] }
+        var fft = plans[size] ?? FFT(count: size)
+        fft.forward(re: &re, im: &im)
+        for i in 0..<size {
+            re[i] = re[i] * re[i] + im[i] * im[i]
+            im[i] = 0
+        }
+        fft.inverse(re: &re, im: &im)
+        plans[size] = fft
+        return re
+    }
+
+    /// The reps in `x`: its peaks or its troughs, whichever space more regularly; nil when `x` has no 5-95 % range.
+    private static func countExtremes(_ x: [Double], time: [Double], period: Double, sampleRate: Double,
+                                      parameters p: Parameters) -> Int? {
         // The 5th and 95th percentiles by selection on a scratch copy: the same order statistics and
         // interpolation as sorting, in O(n).
         var scratch = x
@@ -436,7 +470,7 @@ public struct RepCounter: Sendable {
                 || (abs(cv - $0.cv) <= p.regularityTie && peaks.count > $0.count) } ?? true
             if better { choice = (cv, peaks.count) }
         }
-        return (choice?.count ?? 0, period)
+        return choice?.count ?? 0
     }
 
     /// `low` is the 5th percentile of `y`.
