@@ -42,6 +42,25 @@ public enum MotionHTMLReport {
         var page = HTMLPage(title: "Motion report: \((file as NSString).lastPathComponent)", command: "vitals motion --report")
         page.heading("Motion report", subtitle: String(format: "%@ · %@ at %.1f Hz · %d samples, %d gaps", file, clock(duration),
                                                       log.sampleRate, log.count, log.gaps.count))
+        page.cards(cards(log: log, findings: f))
+
+        let t = motion.map { time.x($0.time) }
+        // Gaps over a second are shaded (the line breaks at every gap; wrist logs that come in
+        // batches have a short one every few seconds).
+        let shortGaps = time.map(gaps.filter { $0.to - $0.from >= 1 && $0.to - $0.from <= ReportTimeAxis.longGap })
+        let maxGap = 2.5 / max(log.sampleRate, 1e-9)
+
+        setsSection(&page, motion: motion, t: t, time: time, shortGaps: shortGaps, maxGap: maxGap, findings: f, derived: derived)
+        swingsSection(&page, motion: motion, t: t, time: time, shortGaps: shortGaps, maxGap: maxGap, findings: f, sampleRate: log.sampleRate)
+        impactsSection(&page, motion: motion, t: t, time: time, shortGaps: shortGaps, maxGap: maxGap, findings: f)
+        holdsSection(&page, motion: motion, t: t, time: time, shortGaps: shortGaps, maxGap: maxGap, findings: f)
+        if let tremor = f.tremor { tremorSection(&page, tremor: tremor, time: time) }
+        tables(&page, log: log, derived: derived, findings: f)
+        return page.finish()
+    }
+
+    /// The summary cards: reps, swings, holds, impacts and tremor.
+    private static func cards(log: MotionLog, findings f: Findings) -> [(label: String, value: String, detail: String)] {
         let reps = f.sets.reduce(0) { $0 + $1.reps }
         var cards: [(label: String, value: String, detail: String)] = [
             ("reps", "\(reps)", "in \(f.sets.count) set\(f.sets.count == 1 ? "" : "s")"),
@@ -64,14 +83,12 @@ public enum MotionHTMLReport {
         } else {
             cards.append(("tremor", "–", String(format: "not judged at %.0f Hz", log.sampleRate)))
         }
-        page.cards(cards)
+        return cards
+    }
 
-        let t = motion.map { time.x($0.time) }
-        // Gaps over a second are shaded (the line breaks at every gap; wrist logs that come in
-        // batches have a short one every few seconds).
-        let shortGaps = time.map(gaps.filter { $0.to - $0.from >= 1 && $0.to - $0.from <= ReportTimeAxis.longGap })
-        let maxGap = 2.5 / max(log.sampleRate, 1e-9)
-
+    /// "Sets and reps": the gravity vector with each set shaded and labelled with its reps.
+    private static func setsSection(_ page: inout HTMLPage, motion: [DeviceMotion], t: [Double], time: ReportTimeAxis,
+                                    shortGaps: [(from: Double, to: Double)], maxGap: Double, findings f: Findings, derived: Bool) {
         page.section("Sets and reps", note: """
             Gravity in the device frame (x red, y green, z blue), as the rep counter reads it\(derived ? " (derived from the accelerometer and gyroscope by the attitude filter)" : ""). \
             Shaded: each set the counter found, labelled with its reps. Grey: gaps in the log over a second.
@@ -86,9 +103,13 @@ public enum MotionHTMLReport {
             gravity.raw("<text x=\"\(fmt(gravity.px(time.x((s.start + s.end) / 2))))\" y=\"\(fmt(gravity.top + 14))\" text-anchor=\"middle\" fill=\"#1d1d1f\" font-weight=\"600\" paint-order=\"stroke\" stroke=\"#fff\" stroke-width=\"3\">\(s.reps)</text>")
         }
         page.append(gravity.render(title: "Gravity and sets", id: "gravity"))
+    }
 
+    /// "Swings": the rotation rate's magnitude with a dot per swing, coloured by kind.
+    private static func swingsSection(_ page: inout HTMLPage, motion: [DeviceMotion], t: [Double], time: ReportTimeAxis,
+                                      shortGaps: [(from: Double, to: Double)], maxGap: Double, findings f: Findings, sampleRate: Double) {
         page.section("Swings", note: f.swings == nil
-                     ? String(format: "Not looked for: %.1f Hz is below the %.0f Hz swings need.", log.sampleRate, SwingAnalysis.minimumSampleRate)
+                     ? String(format: "Not looked for: %.1f Hz is below the %.0f Hz swings need.", sampleRate, SwingAnalysis.minimumSampleRate)
                      : "The rotation rate's magnitude; each swing is a dot at its peak rate: forehand (blue), backhand (orange), serve (purple).")
         let rates = motion.map { $0.rotationRate.magnitude }
         let top = max(1, (rates.max() ?? 1) * 1.05)
@@ -99,7 +120,11 @@ public enum MotionHTMLReport {
             rotation.dots((f.swings ?? []).filter { $0.kind == kind }.map { (time.x($0.time), min($0.peakRate, top)) }, color: color, radius: 3)
         }
         page.append(rotation.render(title: "Rotation rate and swings", id: "rotation"))
+    }
 
+    /// "Impacts": the user acceleration's magnitude with a dot per impact over the threshold.
+    private static func impactsSection(_ page: inout HTMLPage, motion: [DeviceMotion], t: [Double], time: ReportTimeAxis,
+                                       shortGaps: [(from: Double, to: Double)], maxGap: Double, findings f: Findings) {
         page.section("Impacts", note: "The user acceleration's magnitude (gravity removed); each impact is a red dot at its peak, above the dashed threshold.")
         let user = motion.map { $0.userAcceleration.magnitude }
         var acceleration = time.chart(height: 200, y: 0...max(f.impactThreshold * 1.2, (user.max() ?? 1) * 1.05), yLabel: "user acceleration (g)")
@@ -108,7 +133,11 @@ public enum MotionHTMLReport {
         acceleration.rule(y: f.impactThreshold, color: "#d7301f", label: "impact threshold")
         acceleration.dots(f.impacts.map { (time.x($0.time), $0.peak) }, color: "#d7301f", radius: 3)
         page.append(acceleration.render(title: "User acceleration and impacts", id: "acceleration"))
+    }
 
+    /// "Holds": the tilt from gravity's usual direction with each hold shaded by how it ended.
+    private static func holdsSection(_ page: inout HTMLPage, motion: [DeviceMotion], t: [Double], time: ReportTimeAxis,
+                                     shortGaps: [(from: Double, to: Double)], maxGap: Double, findings f: Findings) {
         page.section("Holds", note: """
             Tilt: the angle between gravity now and its median over the log. Shaded: each hold (gravity within \
             \(PoseStability.Parameters().holdAngle.formatted())° for \(PoseStability.Parameters().minimumHold.formatted()) s or more), \
@@ -122,30 +151,34 @@ public enum MotionHTMLReport {
         pose.spans(time.map(f.holds.filter(\.endedInFall).map { ($0.start, $0.end) }), color: "#f08c00", opacity: 0.25)
         pose.line(Array(zip(t, tilt)).map { ($0.0, $0.1) }, color: "#555", width: 1, maxGap: maxGap)
         page.append(pose.render(title: "Tilt and holds", id: "pose"))
+    }
 
-        if let tremor = f.tremor {
-            page.section("Tremor", note: """
-                Each second as the tremor detector judged it from the last 4 s: unknown (grey: moving, or too little \
-                data), none (white), or a likely tremor by its peak-to-peak amplitude at the wrist: slight (yellow, \
-                under 1 cm), mild (orange, 1-3 cm), moderate (red, 3-10 cm), strong (dark red). Dots: the tremor's \
-                frequency.
-                """)
-            var chart = time.chart(height: 150, y: 0...13, yLabel: "tremor (Hz)")
-            // In a fixed order (a dictionary's order changes from run to run, and with it the page).
-            let colours: [(TremorDetector.Severity, String)] = [(.unknown, "#bbb"), (.slight, "#fec44f"), (.mild, "#fe9929"),
-                                                                 (.moderate, "#d7301f"), (.strong, "#7f0000")]
-            for (severity, colour) in colours {
-                // Runs of seconds as one span each (a rectangle per second shows seams).
-                var runs: [(from: Double, to: Double)] = []
-                for s in tremor where s.severity == severity {
-                    if let last = runs.last, abs(last.to - s.start) < 1e-9 { runs[runs.count - 1].to = s.end } else { runs.append((s.start, s.end)) }
-                }
-                chart.spans(time.map(runs), color: colour, opacity: severity == .unknown ? 0.25 : 0.6)
+    /// "Tremor": each second's judgement as coloured runs, with the tremor's frequency as dots.
+    private static func tremorSection(_ page: inout HTMLPage, tremor: [TremorDetector.Second], time: ReportTimeAxis) {
+        page.section("Tremor", note: """
+            Each second as the tremor detector judged it from the last 4 s: unknown (grey: moving, or too little \
+            data), none (white), or a likely tremor by its peak-to-peak amplitude at the wrist: slight (yellow, \
+            under 1 cm), mild (orange, 1-3 cm), moderate (red, 3-10 cm), strong (dark red). Dots: the tremor's \
+            frequency.
+            """)
+        var chart = time.chart(height: 150, y: 0...13, yLabel: "tremor (Hz)")
+        // In a fixed order (a dictionary's order changes from run to run, and with it the page).
+        let colours: [(TremorDetector.Severity, String)] = [(.unknown, "#bbb"), (.slight, "#fec44f"), (.mild, "#fe9929"),
+                                                             (.moderate, "#d7301f"), (.strong, "#7f0000")]
+        for (severity, colour) in colours {
+            // Runs of seconds as one span each (a rectangle per second shows seams).
+            var runs: [(from: Double, to: Double)] = []
+            for s in tremor where s.severity == severity {
+                if let last = runs.last, abs(last.to - s.start) < 1e-9 { runs[runs.count - 1].to = s.end } else { runs.append((s.start, s.end)) }
             }
-            chart.dots(tremor.compactMap { s in s.frequency.map { (time.x((s.start + s.end) / 2), $0) } }, color: "#1d1d1f", radius: 1.6)
-            page.append(chart.render(title: "Tremor", id: "tremor"))
+            chart.spans(time.map(runs), color: colour, opacity: severity == .unknown ? 0.25 : 0.6)
         }
+        chart.dots(tremor.compactMap { s in s.frequency.map { (time.x((s.start + s.end) / 2), $0) } }, color: "#1d1d1f", radius: 1.6)
+        page.append(chart.render(title: "Tremor", id: "tremor"))
+    }
 
+    /// The tables at the foot of the page: the sets, the holds and the log's notes (each when there are any).
+    private static func tables(_ page: inout HTMLPage, log: MotionLog, derived: Bool, findings f: Findings) {
         if !f.sets.isEmpty {
             page.table(f.sets.enumerated().map { i, s in
                 ("set \(i + 1)", String(format: "%d reps, %.1f-%.1f s, one every %.2f s", s.reps, s.start, s.end, s.period))
@@ -160,7 +193,6 @@ public enum MotionHTMLReport {
         var notes = log.notes.map { ("note", $0) }
         if derived { notes.append(("gravity", "derived by the attitude filter (the log has no device motion)")) }
         if !notes.isEmpty { page.table(notes, heading: "Notes") }
-        return page.finish()
     }
 
     static func kinds(_ swings: [SwingEvent]) -> (forehand: Int, backhand: Int, serve: Int) {
