@@ -73,7 +73,7 @@ public enum MotionHTMLReport {
         }
         let falls = f.holds.filter(\.endedInFall).count
         cards.append(("holds", "\(f.holds.count)", String(format: "%.0f s still; %d ended in a fall", f.holds.reduce(0) { $0 + $1.duration }, falls)))
-        cards.append(("impacts", "\(f.impacts.count)", f.impacts.isEmpty ? "none over \(f.impactThreshold.formatted()) g"
+        cards.append(("impacts", "\(f.impacts.count)", f.impacts.isEmpty ? "none over \(String(format: "%g", f.impactThreshold)) g"
                         : String(format: "largest %.2f g", f.impacts.map(\.peak).max()!)))
         if let tremor = f.tremor {
             let known = tremor.filter { $0.severity != .unknown }
@@ -140,7 +140,7 @@ public enum MotionHTMLReport {
                                      shortGaps: [(from: Double, to: Double)], maxGap: Double, findings f: Findings) {
         page.section("Holds", note: """
             Tilt: the angle between gravity now and its median over the log. Shaded: each hold (gravity within \
-            \(PoseStability.Parameters().holdAngle.formatted())° for \(PoseStability.Parameters().minimumHold.formatted()) s or more), \
+            \(String(format: "%g", PoseStability.Parameters().holdAngle))° for \(String(format: "%g", PoseStability.Parameters().minimumHold)) s or more), \
             green when it ended calmly, orange when it ended in a fall.
             """)
         let reference = medianDirection(motion.map(\.gravity))

@@ -117,7 +117,7 @@ struct DashboardCommand: AsyncParsableCommand {
             settings.liftOffs = liftAt.sorted().map { $0..<($0 + liftFor) }
             let lifts = liftAt.isEmpty ? "" : ", lifted at " + liftAt.sorted().map { String(format: "%g s", $0) }.joined(separator: ", ")
             return (LiveInputs(simulated: settings, limit: seconds), settings.frameRate,
-                    .init(source: "simulated finger, \(bpm.formatted()) bpm\(lifts)", speed: speed, contactSensing: true))
+                    .init(source: "simulated finger, \(String(format: "%g", bpm)) bpm\(lifts)", speed: speed, contactSensing: true))
         }
         let (recording, inputs) = try CLIError.wrap {
             let recording = try FingertipInput.load(path: input, column: column, rate: rate, polarity: polarity).recording

@@ -216,7 +216,7 @@ struct HeartRate: ParsableCommand {
             print("heart rate  not reported: every window was declined (\(Set(estimates.compactMap { $0.declined?.rawValue }).sorted().joined(separator: ", ")))")
         }
         guard window != nil || hop != nil else {
-            if !estimates.isEmpty { print("(--window \(tracker.windowDuration.formatted()) lists the windows; --json gives them all)") }
+            if !estimates.isEmpty { print("(--window \(String(format: "%g", tracker.windowDuration)) lists the windows; --json gives them all)") }
             return
         }
         for e in estimates {
@@ -349,7 +349,7 @@ struct HeartRate: ParsableCommand {
         print("beats       \(analysis.beats.count)" + (declined > 0 ? " (\(declined) found while the rate was declined)" : ""))
         if analysis.rejections.flatRuns > 0 {
             let runs = analysis.rejections.flatRuns
-            print("            \(runs) run\(runs == 1 ? "" : "s") of identical samples (a clipped or disconnected sensor?): no beat taken after each for as long as it lasted, up to \(PulseAnalyzer.Settings().clippingHoldoff.formatted()) s")
+            print("            \(runs) run\(runs == 1 ? "" : "s") of identical samples (a clipped or disconnected sensor?): no beat taken after each for as long as it lasted, up to \(String(format: "%g", PulseAnalyzer.Settings().clippingHoldoff)) s")
         }
         // As in --json: no HRV from the beats of a recording whose rate is declined.
         if analysis.heartRate != nil, case .object(let m) = hrv {

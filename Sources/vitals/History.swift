@@ -50,7 +50,7 @@ struct History: ParsableCommand {
             // that ends that long after everything held (a mistyped --start) would drop it all.
             if let last = history.lastTime, let newest = samples.last?.time, last < newest - retentionHours * 3600 {
                 let held = try history.summary().samples
-                throw CLIError("\(folder): the log ends at \(History.date(newest)), more than \(retentionHours.formatted()) h (--retention-hours) after the newest of the \(held) samples held (\(History.date(last))), so adding it would drop them all; check --start, or add it to another folder")
+                throw CLIError("\(folder): the log ends at \(History.date(newest)), more than \(String(format: "%g", retentionHours)) h (--retention-hours) after the newest of the \(held) samples held (\(History.date(last))), so adding it would drop them all; check --start, or add it to another folder")
             }
             try history.append(samples)
             try history.synchronize()
