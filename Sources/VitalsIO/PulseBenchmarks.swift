@@ -113,9 +113,7 @@ public enum PulseBenchmarks {
             let n = 30 * 600
             var inputs: [PulseInput] = []
             inputs.reserveCapacity(n)
-            for (i, p) in syntheticPPG(seconds: 600, rate: 30).enumerated() {
-                guard case .ppg(let t, let v) = p else { continue }
-                _ = i
+            for case .ppg(let t, let v) in syntheticPPG(seconds: 600, rate: 30) {
                 inputs.append(.color(ColorSample(time: t, red: 240 - 4 * v, green: 40 - 3 * v, blue: 30 - 2 * v)))
             }
             var best = Double.infinity
