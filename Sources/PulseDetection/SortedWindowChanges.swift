@@ -61,22 +61,14 @@ struct SortedWindowChanges: Sendable {
                             // are not the next departure go out in a tight loop: the merge's own
                             // steps for them, without its hard-to-predict choice per value (most of
                             // the window lies between a hop's few changes).
+                            // (A value the tight loop stops at, such as a NaN, goes by the merge below.)
                             let dk = k < d.count ? d[k] : .nan  // NaN equals nothing: none left
-                            if j < a.count {
-                                let aj = a[j]
-                                while i < s.count, s[i] <= aj, s[i] != dk {
-                                    precondition(o < out.count, "sorted window out of step with its ring")
-                                    out[o] = s[i]
-                                    o += 1
-                                    i += 1
-                                }
-                            } else {
-                                while i < s.count, s[i] != dk {
-                                    precondition(o < out.count, "sorted window out of step with its ring")
-                                    out[o] = s[i]
-                                    o += 1
-                                    i += 1
-                                }
+                            let next = j < a.count ? a[j] : .infinity
+                            while i < s.count, s[i] <= next, s[i] != dk {
+                                precondition(o < out.count, "sorted window out of step with its ring")
+                                out[o] = s[i]
+                                o += 1
+                                i += 1
                             }
                             guard i < s.count || j < a.count else { break }
                             let v: Double
