@@ -317,6 +317,30 @@ public struct RateTracker: Sendable {
         precondition(sorted.map { $0.count == windows.count && zip($0, windows).allSatisfy { $0.count == $1.count } } ?? true,
                      "RateTracker.update: sorted must hold each window sorted, one per window")
         precondition(usable.map { $0.count == windows.count } ?? true, "RateTracker.update: usable must hold one flag per window")
+        guard let chosen = scoreChannels(windows, sorted: sorted, usable: usable) else { return nil }
+        let first = !hasHistory
+        let top = advanceForward(first: first)
+        hasHistory = true
+        let trackedBin = trackedPeakBin(fromState: top, first: first, windowLength: windows[chosen.channel].count)
+        let f = refinedFrequency(best, trackedBin)
+        let bpm = min(settings.maxBPM, max(settings.minBPM, f * 60))
+        let conc = concentration(best, atHz: f)
+        let (agreement, atHarmonic) = agreementAndHarmonic(bpm: bpm)
+        // At the tracked rate's period; when that is the chosen channel's own peak's period to the
+        // bit (the tracked rate is usually that peak), the same computation was already done.
+        let period = 60 / bpm
+        let periodicity = period == chosen.lag ? chosen.autocorrelation : autocorrelation(bestCleaned, lagSeconds: period)
+        let declined = atHarmonic || !(periodicity >= settings.minimumPeriodicity) || !standsOutBeforeFilter(trackedBin)
+        voteOctave(declined: declined, bpm: bpm, periodicity: periodicity, atHarmonic: atHarmonic)
+        let confidence = declined ? 0 : Self.combinedConfidence(agreement: agreement, concentration: conc, periodicity: periodicity)
+        return Update(bpm: bpm, confidence: confidence, channel: chosen.channel, concentration: conc, agreement: agreement,
+                      spread: chosen.spread, periodicity: periodicity, atHarmonic: atHarmonic)
+    }
+
+    /// Computes each usable channel's spectrum, peak and score; keeps the best-scoring channel's spectrum in `best`
+    /// and its cleaned window in `bestCleaned`. Nil when no channel is usable.
+    private mutating func scoreChannels(_ windows: [[Double]], sorted: [[Double]]?, usable: [Bool]?)
+        -> (channel: Int, spread: Double, autocorrelation: Double, lag: Double)? {
         var bestChannel = -1
         var bestScore = -1.0
         var bestSpread = 0.0
@@ -351,13 +375,17 @@ public struct RateTracker: Sendable {
             }
         }
         guard bestChannel >= 0 else { return nil }
+        return (bestChannel, bestSpread, bestAutocorrelation, bestLag)
+    }
+
+    /// Advances the forward (Viterbi-like) values one hop on the chosen spectrum `best`; returns the best state.
+    private mutating func advanceForward(first: Bool) -> Int {
         // Emission of each rate state: the chosen spectrum's log power plus the low-rate prior.
         // (Adding the window's autocorrelation at each rate's period was tried and made half-rate
         // errors more frequent: a signal also repeats after two periods.)
         let weight = hop / (settings.windowSeconds / 2)
         let states = forward.count
         let reach = transitionReach
-        let first = !hasHistory
         let reacquire = settings.reacquirePenalty
         var top = 0
         var topValue = -Double.infinity
@@ -400,17 +428,22 @@ public struct RateTracker: Sendable {
             }
         }
         swap(&forward, &scratchForward)
-        hasHistory = true
+        return top
+    }
+
+    /// The spectral bin the track sits on: the peak of `best` nearest forward state `top`.
+    private func trackedPeakBin(fromState top: Int, first: Bool, windowLength: Int) -> Int {
         // The first update after (re)start, on a window shorter than the spectrum's length (the
         // first seconds after contact), has a wider peak, which the low-rate prior pulls the track
         // further along: the climb may go as far as the zero padding's bins per one over the
         // window's length (2 at a full 10-s window). Later updates keep 2: with a history, a track
         // on the flank of a broad low hump (a motion spike's) should not slide down it.
-        let peakReach = first ? max(2, fftLength / max(1, windows[bestChannel].count)) : 2
-        let trackedBin = nearbyPeak(best, from: lowBin + top, reach: peakReach)
-        let f = refinedFrequency(best, trackedBin)
-        let bpm = min(settings.maxBPM, max(settings.minBPM, f * 60))
-        let conc = concentration(best, atHz: f)
+        let peakReach = first ? max(2, fftLength / max(1, windowLength)) : 2
+        return nearbyPeak(best, from: lowBin + top, reach: peakReach)
+    }
+
+    /// The fraction of channels whose own peak agrees with `bpm`, and whether the track sits at a half or double of them.
+    private func agreementAndHarmonic(bpm: Double) -> (agreement: Double, atHarmonic: Bool) {
         var agreeing = 0, harmonic = 0
         let tolerance = settings.harmonicTolerance
         for p in peaks {
@@ -419,11 +452,11 @@ public struct RateTracker: Sendable {
         }
         let agreement = Double(agreeing) / Double(max(1, peaks.count))
         let atHarmonic = agreeing == 0 && 2 * harmonic > peaks.count
-        // At the tracked rate's period; when that is the chosen channel's own peak's period to the
-        // bit (the tracked rate is usually that peak), the same computation was already done.
-        let period = 60 / bpm
-        let periodicity = period == bestLag ? bestAutocorrelation : autocorrelation(bestCleaned, lagSeconds: period)
-        let declined = atHarmonic || !(periodicity >= settings.minimumPeriodicity) || !standsOutBeforeFilter(trackedBin)
+        return (agreement, atHarmonic)
+    }
+
+    /// Counts a declined update's vote for moving the track an octave, and moves it after `octaveUpdates` in a row.
+    private mutating func voteOctave(declined: Bool, bpm: Double, periodicity: Double, atHarmonic: Bool) {
         if declined, let target = octaveCorrection(bpm: bpm, periodicity: periodicity, atHarmonic: atHarmonic) {
             octaveVotes += 1
             if octaveVotes >= settings.octaveUpdates {
@@ -433,9 +466,11 @@ public struct RateTracker: Sendable {
         } else {
             octaveVotes = 0
         }
-        let confidence = declined ? 0 : (agreement + conc / (1 + conc)) / 2 * max(0, periodicity).squareRoot()
-        return Update(bpm: bpm, confidence: confidence, channel: bestChannel, concentration: conc, agreement: agreement,
-                      spread: bestSpread, periodicity: periodicity, atHarmonic: atHarmonic)
+    }
+
+    /// An answered update's confidence: the mean of agreement and concentration, scaled by the square root of periodicity.
+    private static func combinedConfidence(agreement: Double, concentration conc: Double, periodicity: Double) -> Double {
+        (agreement + conc / (1 + conc)) / 2 * max(0, periodicity).squareRoot()
     }
 
     /// The rate bin the track should move to when it sits an octave off the pulse, else nil. The
