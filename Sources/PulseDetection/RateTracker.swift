@@ -191,7 +191,7 @@ public struct RateTracker: Sendable {
     private var peaks: [Double] = []
     private var hann: [Double] = []
     private var lastSpread = 0.0
-    /// Scratch: each stretch's largest deviation (see `computeSpectrum`).
+    /// Scratch: each stretch's largest deviation (see `clipAndDropOutliers`).
     private var stretchPeaks: [Double] = []
     /// The latest window after clipping, outlier removal and mean removal, and the chosen channel's.
     private var cleaned: [Double] = []
@@ -559,72 +559,113 @@ public struct RateTracker: Sendable {
             hann = (0..<n).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(n - 1)) }
         }
         if cleaned.count != n { cleaned = [Double](repeating: 0, count: n) }
+        let mean = clipAndDropOutliers(w, median: median, spread: spread)
+        removeMeanAndWindow(mean, count: n)
+        transformFrame()
+        return normalisedPower() > 0
+    }
+
+    /// Writes `w` into `frame` in robust standard deviations from `median`, clipped at three, with
+    /// outliers and their excursions dropped; returns the mean of what it wrote.
+    private mutating func clipAndDropOutliers(_ w: [Double], median: Double, spread: Double) -> Double {
+        let n = w.count
         let limit = 3.0
         // Samples past the limit are clipped to it, except outliers (see `Settings.outlierPeakRatio`):
         // those are dropped (set to the median) with the rest of their excursion (see
         // `Settings.outlierEdge`). The spectrum and the periodicity read the same cleaned window.
         let first = !hasHistory
-        let m = fftLength
         // Stretches one period of the slowest plausible pulse long: each holds a peak of any pulse.
         let stretch = Int((rate * 60 / settings.minBPM).rounded(.up))
         var peaks: [Double] = []
         swap(&peaks, &stretchPeaks)
         defer { swap(&peaks, &stretchPeaks) }
         peaks.removeAll(keepingCapacity: true)
-        w.withUnsafeBufferPointer { w in
+        return w.withUnsafeBufferPointer { w in
             frame.withUnsafeMutableBufferPointer { frame in
-                cleaned.withUnsafeMutableBufferPointer { cleaned in
-                    hann.withUnsafeBufferPointer { hann in
-                        // Clipped in one pass with the sum, the count past the limit, the largest
-                        // deviation and each complete stretch's largest.
-                        var beyond = 0
-                        var mean = 0.0, largest = 0.0
-                        var start = 0
-                        while start < n {
-                            let end = min(n, start + stretch)
-                            var peak = 0.0
-                            for i in start..<end {
-                                let u = (w[i] - median) / spread
-                                if abs(u) > limit { beyond += 1 }
-                                if abs(u) > peak { peak = abs(u) }
-                                let z = u.isNaN ? 0 : min(limit, max(-limit, u))  // a missing value is the median
-                                frame[i] = z
-                                mean += z
-                            }
-                            if end - start == stretch { peaks.append(peak) }
-                            largest = max(largest, peak)
-                            start = end
-                        }
-                        mean /= Double(n)
-                        // Too many samples past the limit are all clipped (`outlierFraction`).
-                        if beyond > 0, Double(beyond) <= settings.outlierFraction * Double(n) {
-                            var threshold = limit
-                            if !first, !peaks.isEmpty {
-                                // The median of the stretches' peaks: the pulse's typical peak.
-                                peaks.sort()
-                                threshold = max(limit, settings.outlierPeakRatio * peaks[(peaks.count - 1) / 2])
-                            }
-                            if largest > threshold {
-                                mean = Self.dropExcursions(w, median: median, spread: spread, limit: limit,
-                                                           threshold: threshold, edge: settings.outlierEdge, into: frame)
-                            }
-                        }
-                        for i in 0..<n {
-                            cleaned[i] = frame[i] - mean
-                            frame[i] = (frame[i] - mean) * hann[i]
-                        }
-                        for i in n..<m { frame[i] = 0 }
+                let clipped = Self.clip(w, median: median, spread: spread, limit: limit, stretch: stretch,
+                                        into: frame, peaks: &peaks)
+                var mean = clipped.mean
+                // Too many samples past the limit are all clipped (`outlierFraction`).
+                if clipped.beyond > 0, Double(clipped.beyond) <= settings.outlierFraction * Double(n) {
+                    var threshold = limit
+                    if !first, !peaks.isEmpty {
+                        // The median of the stretches' peaks: the pulse's typical peak.
+                        peaks.sort()
+                        threshold = max(limit, settings.outlierPeakRatio * peaks[(peaks.count - 1) / 2])
                     }
+                    if clipped.largest > threshold {
+                        mean = Self.dropExcursions(w, median: median, spread: spread, limit: limit,
+                                                   threshold: threshold, edge: settings.outlierEdge, into: frame)
+                    }
+                }
+                return mean
+            }
+        }
+    }
+
+    /// Writes `w` in robust standard deviations from `median` into `frame`, clipped at `limit` (a missing
+    /// value is the median), and appends each complete stretch's largest deviation to `peaks`; returns the
+    /// mean, the count past the limit and the largest deviation.
+    private static func clip(_ w: UnsafeBufferPointer<Double>, median: Double, spread: Double, limit: Double,
+                             stretch: Int, into frame: UnsafeMutableBufferPointer<Double>,
+                             peaks: inout [Double]) -> (mean: Double, beyond: Int, largest: Double) {
+        let n = w.count
+        // Clipped in one pass with the sum, the count past the limit, the largest
+        // deviation and each complete stretch's largest.
+        var beyond = 0
+        var mean = 0.0, largest = 0.0
+        var start = 0
+        while start < n {
+            let end = min(n, start + stretch)
+            var peak = 0.0
+            for i in start..<end {
+                let u = (w[i] - median) / spread
+                if abs(u) > limit { beyond += 1 }
+                if abs(u) > peak { peak = abs(u) }
+                let z = u.isNaN ? 0 : min(limit, max(-limit, u))  // a missing value is the median
+                frame[i] = z
+                mean += z
+            }
+            if end - start == stretch { peaks.append(peak) }
+            largest = max(largest, peak)
+            start = end
+        }
+        mean /= Double(n)
+        return (mean, beyond, largest)
+    }
+
+    /// Writes the first `n` values of `frame` less `mean` into `cleaned`, and Hann-windowed and zero-padded
+    /// to the spectrum's length into `frame`.
+    private mutating func removeMeanAndWindow(_ mean: Double, count n: Int) {
+        let m = fftLength
+        frame.withUnsafeMutableBufferPointer { frame in
+            cleaned.withUnsafeMutableBufferPointer { cleaned in
+                hann.withUnsafeBufferPointer { hann in
+                    for i in 0..<n {
+                        cleaned[i] = frame[i] - mean
+                        frame[i] = (frame[i] - mean) * hann[i]
+                    }
+                    for i in n..<m { frame[i] = 0 }
                 }
             }
         }
+    }
+
+    /// The FFT of `frame` into `re` and `im`.
+    private mutating func transformFrame() {
         frame.withUnsafeBufferPointer { x in
             re.withUnsafeMutableBufferPointer { r in
                 im.withUnsafeMutableBufferPointer { i in fft.forward(x, re: r, im: i) }
             }
         }
+    }
+
+    /// Fills `spectrum` with the power of `re` and `im` divided by its 0.5-5 Hz total (when positive);
+    /// returns that total.
+    private mutating func normalisedPower() -> Double {
+        let m = fftLength
         let lo = totalLowBin, hi = totalHighBin
-        let total = re.withUnsafeBufferPointer { re in
+        return re.withUnsafeBufferPointer { re in
             im.withUnsafeBufferPointer { im in
                 spectrum.withUnsafeMutableBufferPointer { spectrum in
                     // The band's power summed in bin order, as one loop with a test per bin would.
@@ -640,7 +681,6 @@ public struct RateTracker: Sendable {
                 }
             }
         }
-        return total > 0
     }
 
     /// Writes `w` in robust standard deviations from its median into `frame`, clipped at `limit`,
