@@ -33,6 +33,27 @@ public struct FingertipEvaluation: Sendable {
 
     public static func run(directory: String, window: Double = 10, hop: Double = 5, skipFirst: Double = 10,
                            settings: PulseAnalyzer.Settings = .init()) throws -> FingertipEvaluation {
+        let (names, unpaired) = try pairedNames(in: directory)
+        var result = FingertipEvaluation()
+        result.unpaired = unpaired
+        for name in names {
+            let (truth, truthSource) = try loadTruth(path: directory + "/" + name + "_truth.csv")
+            let recording: PulseRecording
+            do {
+                recording = try PulseRecording.load(path: directory + "/" + name + ".csv")
+            } catch {
+                result.subjects.append(try unanalysedSubject(name: name, truth: truth, truthSource: truthSource, failure: error,
+                                                             window: window, hop: hop, skipFirst: skipFirst))
+                continue
+            }
+            result.subjects.append(try analysedSubject(name: name, recording: recording, truth: truth,
+                                                       window: window, hop: hop, skipFirst: skipFirst, settings: settings))
+        }
+        return result
+    }
+
+    /// The names with both NAME.csv and NAME_truth.csv in `directory`, sorted, and the files left unpaired.
+    private static func pairedNames(in directory: String) throws -> (names: [String], unpaired: [String]) {
         let entries = try directoryEntries(directory)
         let recordings = Set(entries.filter { $0.hasSuffix(".csv") && !$0.hasSuffix("_truth.csv") }.map { $0.dropLast(4) })
         let truths = Set(entries.filter { $0.hasSuffix("_truth.csv") }.map { $0.dropLast(10) })
@@ -40,84 +61,115 @@ public struct FingertipEvaluation: Sendable {
         guard !names.isEmpty else {
             throw InputError(.fileNotFound, "\(directory): no NAME.csv with NAME_truth.csv pairs")
         }
-        var result = FingertipEvaluation()
-        result.unpaired = recordings.subtracting(truths).map { "\($0).csv (no \($0)_truth.csv)" }
+        var unpaired = recordings.subtracting(truths).map { "\($0).csv (no \($0)_truth.csv)" }
             + truths.subtracting(recordings).map { "\($0)_truth.csv (no \($0).csv)" }
-        result.unpaired.sort()
-        for name in names.map(String.init) {
-            let truthCSV = try CSVFile(path: directory + "/" + name + "_truth.csv")
-            let tCol = try truthCSV.requireColumn("time_s")
-            let hCol = try truthCSV.requireColumn("hr_bpm")
-            var truth = try truthCSV.numericColumns([tCol, hCol])
-            // A truth that is no heart rate, or out of time order, would be scored as one.
-            if let i = truth[1].indices.first(where: { truth[1][$0].isFinite && !(20...300).contains(truth[1][$0]) }) {
-                throw InputError(.badOption, "\(truthCSV.source): line \(truthCSV.lineNumber(ofRow: i)): hr_bpm \(truth[1][i]) is no heart rate (20-300 bpm)")
+        unpaired.sort()
+        return (names.map(String.init), unpaired)
+    }
+
+    /// The truth file's time_s and hr_bpm columns, refused when a rate is no heart rate or a time does not increase.
+    private static func loadTruth(path: String) throws -> (truth: [[Double]], source: String) {
+        let truthCSV = try CSVFile(path: path)
+        let tCol = try truthCSV.requireColumn("time_s")
+        let hCol = try truthCSV.requireColumn("hr_bpm")
+        let truth = try truthCSV.numericColumns([tCol, hCol])
+        // A truth that is no heart rate, or out of time order, would be scored as one.
+        if let i = truth[1].indices.first(where: { truth[1][$0].isFinite && !(20...300).contains(truth[1][$0]) }) {
+            throw InputError(.badOption, "\(truthCSV.source): line \(truthCSV.lineNumber(ofRow: i)): hr_bpm \(truth[1][i]) is no heart rate (20-300 bpm)")
+        }
+        let timed = truth[0].indices.filter { truth[0][$0].isFinite }
+        if let k = timed.indices.dropFirst().first(where: { !(truth[0][timed[$0]] > truth[0][timed[$0 - 1]]) }) {
+            throw InputError(.badTimestamps, "\(truthCSV.source): line \(truthCSV.lineNumber(ofRow: timed[k])): time \(truth[0][timed[k]]) s does not increase")
+        }
+        return (truth, truthCSV.source)
+    }
+
+    /// A subject whose recording could not be loaded: the windows the oximeter covers, none answered.
+    private static func unanalysedSubject(name: String, truth: [[Double]], truthSource: String, failure error: any Error,
+                                          window: Double, hop: Double, skipFirst: Double) throws -> Subject {
+        // The windows the oximeter covers (its clock taken to start with the recording).
+        let end = truth[0].filter(\.isFinite).max() ?? 0
+        let t0 = truth[0].first(where: \.isFinite) ?? 0
+        let times = truth[0].map { $0 - t0 }
+        try checkWindowCount(duration: end - t0, window: window, hop: hop, source: truthSource)
+        let windows = HeartRateReport.windowStarts(duration: end - t0, length: window, hop: hop)
+            .filter { $0 >= skipFirst - 1e-9 }.compactMap { s -> Window? in
+                windowTruth(times: times, values: truth[1], start: s, length: window)
+                    .map { Window(start: s, truth: $0, bpm: nil, confidence: 0) }
             }
-            let timed = truth[0].indices.filter { truth[0][$0].isFinite }
-            if let k = timed.indices.dropFirst().first(where: { !(truth[0][timed[$0]] > truth[0][timed[$0 - 1]]) }) {
-                throw InputError(.badTimestamps, "\(truthCSV.source): line \(truthCSV.lineNumber(ofRow: timed[k])): time \(truth[0][timed[k]]) s does not increase")
-            }
-            let recording: PulseRecording
-            do {
-                recording = try PulseRecording.load(path: directory + "/" + name + ".csv")
-            } catch {
-                // The windows the oximeter covers (its clock taken to start with the recording).
-                let end = truth[0].filter(\.isFinite).max() ?? 0
-                let t0 = truth[0].first(where: \.isFinite) ?? 0
-                let times = truth[0].map { $0 - t0 }
-                try checkWindowCount(duration: end - t0, window: window, hop: hop, source: truthCSV.source)
-                let windows = HeartRateReport.windowStarts(duration: end - t0, length: window, hop: hop)
-                    .filter { $0 >= skipFirst - 1e-9 }.compactMap { s -> Window? in
-                        windowTruth(times: times, values: truth[1], start: s, length: window)
-                            .map { Window(start: s, truth: $0, bpm: nil, confidence: 0) }
-                    }
-                result.subjects.append(Subject(name: name, windows: windows, wholeBPM: nil,
-                                               truthMedian: Statistics.median(truth[1].filter(\.isFinite)),
-                                               truthNotes: [], failure: "\(error)"))
+        return Subject(name: name, windows: windows, wholeBPM: nil,
+                       truthMedian: Statistics.median(truth[1].filter(\.isFinite)),
+                       truthNotes: [], failure: "\(error)")
+    }
+
+    /// A subject whose recording was analysed: its windows scored, with notes on the oximeter's numbers.
+    private static func analysedSubject(name: String, recording: PulseRecording, truth fileClockTruth: [[Double]],
+                                        window: Double, hop: Double, skipFirst: Double,
+                                        settings: PulseAnalyzer.Settings) throws -> Subject {
+        var truth = fileClockTruth
+        // The oximeter's times are on the file's clock; windows count from the first sample.
+        truth[0] = truth[0].map { $0 - recording.startTime }
+        try checkWindowCount(duration: recording.coveredDuration, window: window, hop: hop, source: recording.source)
+        let analysis = try recording.analyse(settings: settings)
+        let (windows, unscored) = scoredWindows(analysis: analysis, truth: truth, duration: recording.coveredDuration,
+                                                window: window, hop: hop, skipFirst: skipFirst)
+        let finite = truth[1].filter(\.isFinite)
+        var notes = oximeterNotes(truth: truth, recording: recording, noWindowScored: windows.isEmpty, unscored: unscored)
+        let whole = analysis.heartRate
+        if let note = disagreementNote(analysis: analysis, whole: whole, oximeter: Statistics.median(finite)) {
+            notes.append(note)
+        }
+        return Subject(name: name, windows: windows, wholeBPM: whole?.bpm,
+                       truthMedian: Statistics.median(finite), truthNotes: notes)
+    }
+
+    /// The windows from `skipFirst` with an oximeter value, answered by `analysis`, and how many had no value.
+    private static func scoredWindows(analysis: PulseAnalysis, truth: [[Double]], duration: Double,
+                                      window: Double, hop: Double, skipFirst: Double) -> (windows: [Window], unscored: Int) {
+        var windows: [Window] = []
+        var unscored = 0
+        for s in HeartRateReport.windowStarts(duration: duration, length: window, hop: hop) where s >= skipFirst - 1e-9 {
+            guard let value = windowTruth(times: truth[0], values: truth[1], start: s, length: window) else {
+                // Said in the subject's notes, not silently left out of "scored".
+                unscored += 1
                 continue
             }
-            // The oximeter's times are on the file's clock; windows count from the first sample.
-            truth[0] = truth[0].map { $0 - recording.startTime }
-            try checkWindowCount(duration: recording.coveredDuration, window: window, hop: hop, source: recording.source)
-            let analysis = try recording.analyse(settings: settings)
-            var windows: [Window] = []
-            var unscored = 0
-            for s in HeartRateReport.windowStarts(duration: recording.coveredDuration, length: window, hop: hop) where s >= skipFirst - 1e-9 {
-                guard let value = windowTruth(times: truth[0], values: truth[1], start: s, length: window) else {
-                    // Said in the subject's notes, not silently left out of "scored".
-                    unscored += 1
-                    continue
-                }
-                let w = analysis.window(start: s, length: window)
-                windows.append(Window(start: s, truth: value, bpm: w.bpm, confidence: w.confidence))
-            }
-            let finite = truth[1].filter(\.isFinite)
-            var notes: [String] = []
-            let run = longestConstantRun(truth[0], truth[1])
-            if run >= 20 { notes.append(String(format: "oximeter reading constant for %.0f s", run)) }
-            if unscored > 0 { notes.append("\(unscored) window(s) without an oximeter value, not scored") }
-            if finite.isEmpty { notes.append("no oximeter value: the whole recording is not scored") }
-            // Every window without a value although the oximeter has some: its times are elsewhere.
-            if windows.isEmpty && unscored > 0 && !finite.isEmpty,
-               let first = truth[0].first(where: \.isFinite), let last = truth[0].last(where: \.isFinite) {
-                notes.append(String(format: "the oximeter's times (%.1f-%.1f s) do not overlap the recording's (%.1f-%.1f s): are both on the same clock?",
-                                    first + recording.startTime, last + recording.startTime,
-                                    recording.startTime, recording.startTime + recording.duration))
-            }
-            let whole = analysis.heartRate
-            let oximeter = Statistics.median(finite)
-            if let whole, whole.confidence >= 0.8, abs(whole.bpm - oximeter) > 10 {
-                notes.append(String(format: "a clean pulse (confidence %.2f) at %.0f bpm disagrees with the oximeter's %.0f",
-                                    whole.confidence, whole.bpm, oximeter))
-            } else if let whole, let beats = beatRate(analysis), abs(beats.bpm - whole.bpm) <= 0.05 * whole.bpm,
-                      abs(whole.bpm - oximeter) > 0.15 * oximeter {
-                notes.append(String(format: "the pulse's spectrum (%.0f bpm) and its %d beat intervals (%.0f bpm) agree; the oximeter reads %.0f, %.0f %% away",
-                                    whole.bpm, beats.intervals, beats.bpm, oximeter, 100 * abs(whole.bpm - oximeter) / oximeter))
-            }
-            result.subjects.append(Subject(name: name, windows: windows, wholeBPM: whole?.bpm,
-                                           truthMedian: Statistics.median(finite), truthNotes: notes))
+            let w = analysis.window(start: s, length: window)
+            windows.append(Window(start: s, truth: value, bpm: w.bpm, confidence: w.confidence))
         }
-        return result
+        return (windows, unscored)
+    }
+
+    /// Notes on the oximeter's own numbers: stuck, missing, or timed outside the recording.
+    private static func oximeterNotes(truth: [[Double]], recording: PulseRecording, noWindowScored: Bool,
+                                      unscored: Int) -> [String] {
+        let finite = truth[1].filter(\.isFinite)
+        var notes: [String] = []
+        let run = longestConstantRun(truth[0], truth[1])
+        if run >= 20 { notes.append(String(format: "oximeter reading constant for %.0f s", run)) }
+        if unscored > 0 { notes.append("\(unscored) window(s) without an oximeter value, not scored") }
+        if finite.isEmpty { notes.append("no oximeter value: the whole recording is not scored") }
+        // Every window without a value although the oximeter has some: its times are elsewhere.
+        if noWindowScored && unscored > 0 && !finite.isEmpty,
+           let first = truth[0].first(where: \.isFinite), let last = truth[0].last(where: \.isFinite) {
+            notes.append(String(format: "the oximeter's times (%.1f-%.1f s) do not overlap the recording's (%.1f-%.1f s): are both on the same clock?",
+                                first + recording.startTime, last + recording.startTime,
+                                recording.startTime, recording.startTime + recording.duration))
+        }
+        return notes
+    }
+
+    /// A note when a clean pulse, or the spectrum and the beats agreeing, disagree with the oximeter's median.
+    private static func disagreementNote(analysis: PulseAnalysis, whole: RateEstimate?, oximeter: Double) -> String? {
+        if let whole, whole.confidence >= 0.8, abs(whole.bpm - oximeter) > 10 {
+            return String(format: "a clean pulse (confidence %.2f) at %.0f bpm disagrees with the oximeter's %.0f",
+                          whole.confidence, whole.bpm, oximeter)
+        } else if let whole, let beats = beatRate(analysis), abs(beats.bpm - whole.bpm) <= 0.05 * whole.bpm,
+                  abs(whole.bpm - oximeter) > 0.15 * oximeter {
+            return String(format: "the pulse's spectrum (%.0f bpm) and its %d beat intervals (%.0f bpm) agree; the oximeter reads %.0f, %.0f %% away",
+                          whole.bpm, beats.intervals, beats.bpm, oximeter, 100 * abs(whole.bpm - oximeter) / oximeter)
+        }
+        return nil
     }
 
     /// Refuses times spanning more windows of `window` seconds every `hop` than a report lists
