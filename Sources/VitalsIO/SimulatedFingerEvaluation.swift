@@ -84,7 +84,19 @@ public enum SimulatedFingerEvaluation {
         c.seed = seed
 
         // Recording 1: rate, half/double, live beats.
-        let s1 = Self.settings(bpm: bpm, seed: base, variability: 0.01)
+        scoreRateAndBeats(&c, bpm: bpm, seed: base, settings: settings)
+
+        // Recording 2: lift-off, contact latency, first rates.
+        scoreContact(&c, bpm: bpm, seed: base &+ 100, settings: settings)
+
+        // Recording 3: RMSSD and confirmed-beat order.
+        scoreHRV(&c, bpm: bpm, seed: base, settings: settings)
+        return c
+    }
+
+    /// Recording 1 (60 s): sets `c`'s truth and answered rate, half/double-rate reports and live beat figures.
+    private static func scoreRateAndBeats(_ c: inout Case, bpm: Double, seed: UInt64, settings: PulseAnalyzer.Settings) {
+        let s1 = Self.settings(bpm: bpm, seed: seed, variability: 0.01)
         var finger = SimulatedFinger(settings: s1)
         let (a1, timed1) = run(finger.inputs(duration: 60), settings: settings)
         c.truthBPM = SimulatedFinger.meanRate(settings: s1, until: 60)
@@ -113,11 +125,13 @@ public enum SimulatedFingerEvaluation {
             c.beatLatencyMedian = Statistics.median(latencies)
             c.beatLatencyMax = latencies.max()!
         }
+    }
 
-        // Recording 2: lift-off, contact latency, first rates.
-        var s2 = Self.settings(bpm: bpm, seed: base &+ 100, variability: 0.01)
+    /// Recording 2 (45 s, lifted off from 20 to 25 s): sets `c`'s first-rate delays and contact latencies.
+    private static func scoreContact(_ c: inout Case, bpm: Double, seed: UInt64, settings: PulseAnalyzer.Settings) {
+        var s2 = Self.settings(bpm: bpm, seed: seed, variability: 0.01)
         s2.liftOffs = [20..<25]
-        finger = SimulatedFinger(settings: s2)
+        var finger = SimulatedFinger(settings: s2)
         let inputs2 = finger.inputs(duration: 45)
         let (_, timed2) = run(inputs2, settings: settings)
         let truth2 = SimulatedFinger.meanRate(settings: s2, until: 45)
@@ -143,10 +157,12 @@ public enum SimulatedFingerEvaluation {
         }
         c.contactLatencies = contactEvents.count == changes.count ? zip(contactEvents, changes).map { $0 - $1 }
             : [Double](repeating: .nan, count: changes.count)
+    }
 
-        // Recording 3: RMSSD and confirmed-beat order.
-        let s3 = Self.settings(bpm: bpm, seed: base, variability: 0.04)
-        finger = SimulatedFinger(settings: s3)
+    /// Recording 3 (320 s, 4 % variation): sets `c`'s RMSSD figures and repeated confirmed beats.
+    private static func scoreHRV(_ c: inout Case, bpm: Double, seed: UInt64, settings: PulseAnalyzer.Settings) {
+        let s3 = Self.settings(bpm: bpm, seed: seed, variability: 0.04)
+        var finger = SimulatedFinger(settings: s3)
         let (a3, _) = run(finger.inputs(duration: 320), settings: settings)
         let truth3 = SimulatedFinger.beats(settings: s3, until: 320).filter { $0.onset > 15 && $0.onset < 315 }
         // The truth is the RMSSD of every true interval: the simulator has no ectopic beats, so none
@@ -163,7 +179,6 @@ public enum SimulatedFingerEvaluation {
                 truth: SimulatedFinger.beats(settings: s3, until: 320))
         }
         c.repeatedConfirmedBeats = zip(a3.beats, a3.beats.dropFirst()).filter { $1.time - $0.time < 0.05 }.count
-        return c
     }
 
     /// The RMSSD (ms) of the true intervals standing where `hrv` kept an interval between `beats`
