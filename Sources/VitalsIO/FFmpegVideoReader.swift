@@ -98,9 +98,26 @@ public final class FFmpegVideoReader: VideoFrameReader {
     // MARK: Reading
 
     public func forEachFrame(_ body: (Frame) throws -> Void) throws {
+        let (process, stdout, stderr, log) = try startFFmpeg(arguments: ffmpegArguments())
+        var finishedCleanly = false
+        defer {
+            if !finishedCleanly && process.isRunning { process.terminate() }
+            try? stdout.fileHandleForReading.close()
+            process.waitUntilExit()
+            log.waitUntilDone()
+            try? stderr.fileHandleForReading.close()
+        }
+        let (index, firstTime, lastTime) = try readFrames(from: stdout, process: process, log: log, body)
+        process.waitUntilExit()
+        finishedCleanly = true
+        log.waitUntilDone()
+        decodingIssues = log.decodingIssues
+        try checkDecoded(frames: index, firstTime: firstTime, lastTime: lastTime, process: process, log: log)
+    }
+
+    /// ffmpeg's arguments: decode the first video stream, scale and convert it, log each frame's time, write raw frames to stdout.
+    private func ffmpegArguments() -> [String] {
         let w = videoInfo.width, h = videoInfo.height
-        let format: PixelFormat = options.bgra ? .bgra : .yuv420BiPlanar(encoding)
-        let frameBytes = Frame.packedByteCount(format: format, width: w, height: h)
         let range = encoding.range == .full ? "pc" : "tv"
         // Both matrices named: left to itself, swscale takes untagged Y'CbCr for BT.601 and
         // converts RGB sources with BT.601, whatever `encoding` says.
@@ -113,7 +130,11 @@ public final class FFmpegVideoReader: VideoFrameReader {
             "-i", Self.fileURL(path), "-map", "0:v:0", "-an", "-sn", "-dn", "-vf", filter, fpsModeFlag, "passthrough",
             "-pix_fmt", options.bgra ? "bgra" : "nv12", "-f", "rawvideo", "pipe:1",
         ]
+        return arguments
+    }
 
+    /// Runs ffmpeg with `arguments`, its log read on a thread of its own.
+    private func startFFmpeg(arguments: [String]) throws -> (process: Process, stdout: Pipe, stderr: Pipe, log: FFmpegLog) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ffmpeg)
         process.arguments = arguments
@@ -130,20 +151,19 @@ public final class FFmpegVideoReader: VideoFrameReader {
         let errFD = stderr.fileHandleForReading.fileDescriptor
         let logThread = Thread { log.consume(fd: errFD) }
         logThread.start()
+        return (process, stdout, stderr, log)
+    }
 
+    /// Passes every frame on `stdout` to `body`, timed from the log; returns the count and the first and last times.
+    private func readFrames(from stdout: Pipe, process: Process, log: FFmpegLog,
+                            _ body: (Frame) throws -> Void) throws -> (count: Int, firstTime: Double, lastTime: Double) {
+        let format: PixelFormat = options.bgra ? .bgra : .yuv420BiPlanar(encoding)
+        let frameBytes = Frame.packedByteCount(format: format, width: videoInfo.width, height: videoInfo.height)
         let outFD = stdout.fileHandleForReading.fileDescriptor
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: frameBytes, alignment: 64)
         defer { buffer.deallocate() }
         let base = UnsafeRawPointer(buffer.baseAddress!)
         var index = 0
-        var finishedCleanly = false
-        defer {
-            if !finishedCleanly && process.isRunning { process.terminate() }
-            try? stdout.fileHandleForReading.close()
-            process.waitUntilExit()
-            log.waitUntilDone()
-            try? stderr.fileHandleForReading.close()
-        }
         var lastTime = -Double.infinity
         var firstTime = 0.0
         while true {
@@ -162,22 +182,27 @@ public final class FFmpegVideoReader: VideoFrameReader {
             }
             lastTime = time!
             if index == 0 { firstTime = lastTime }
-            let frame: Frame
-            if options.bgra {
-                frame = try Frame(bgra: base, width: w, height: h, bytesPerRow: 4 * w, time: lastTime)
-            } else {
-                frame = try Frame(
-                    yuv420BiPlanar: FramePlane(baseAddress: base, bytesPerRow: w),
-                    chroma: FramePlane(baseAddress: base + w * h, bytesPerRow: 2 * ((w + 1) / 2)),
-                    encoding: encoding, width: w, height: h, time: lastTime)
-            }
-            try body(frame)
+            try body(frame(at: base, time: lastTime))
             index += 1
         }
-        process.waitUntilExit()
-        finishedCleanly = true
-        log.waitUntilDone()
-        decodingIssues = log.decodingIssues
+        return (index, firstTime, lastTime)
+    }
+
+    /// The frame whose packed samples start at `base`, in the delivered format.
+    private func frame(at base: UnsafeRawPointer, time: Double) throws -> Frame {
+        let w = videoInfo.width, h = videoInfo.height
+        if options.bgra {
+            return try Frame(bgra: base, width: w, height: h, bytesPerRow: 4 * w, time: time)
+        } else {
+            return try Frame(
+                yuv420BiPlanar: FramePlane(baseAddress: base, bytesPerRow: w),
+                chroma: FramePlane(baseAddress: base + w * h, bytesPerRow: 2 * ((w + 1) / 2)),
+                encoding: encoding, width: w, height: h, time: time)
+        }
+    }
+
+    /// Throws when ffmpeg failed, its log timed other than `frames` frames, or the frames fall short of the container's.
+    private func checkDecoded(frames index: Int, firstTime: Double, lastTime: Double, process: Process, log: FFmpegLog) throws {
         if process.terminationStatus != 0 {
             throw InputError(
                 .corrupt, "\(path): ffmpeg failed after \(index) frames\(log.reason(prefix: ": "))")
