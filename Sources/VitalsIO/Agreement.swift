@@ -39,3 +39,14 @@ public struct Agreement: Sendable, Equatable {
         if sxx > 0, syy > 0 { pearsonR = sxy / (sxx * syy).squareRoot() }
     }
 }
+
+/// Heart rates a truth file may hold, bpm: a value outside (1e308, 0.001) would be scored as a truth.
+let truthHeartRates = 20.0...300.0
+
+/// Refuses a truth heart rate outside ``truthHeartRates``, naming where it stands (`place`: a file, or
+/// a file and line, made only for the error).
+func checkTruthHeartRate(_ bpm: Double, at place: @autoclosure () -> String) throws {
+    guard truthHeartRates.contains(bpm) else {
+        throw InputError(.notANumber, String(format: "%@: a heart rate of %g bpm is no truth (20-300 bpm)", place(), bpm))
+    }
+}

@@ -74,7 +74,7 @@ public struct FingertipEvaluation: Sendable {
         let hCol = try truthCSV.requireColumn("hr_bpm")
         let truth = try truthCSV.numericColumns([tCol, hCol])
         // A truth that is no heart rate, or out of time order, would be scored as one.
-        if let i = truth[1].indices.first(where: { truth[1][$0].isFinite && !(20...300).contains(truth[1][$0]) }) {
+        if let i = truth[1].indices.first(where: { truth[1][$0].isFinite && !truthHeartRates.contains(truth[1][$0]) }) {
             throw InputError(.badOption, "\(truthCSV.source): line \(truthCSV.lineNumber(ofRow: i)): hr_bpm \(truth[1][i]) is no heart rate (20-300 bpm)")
         }
         let timed = truth[0].indices.filter { truth[0][$0].isFinite }

@@ -89,9 +89,7 @@ public struct SkinEvaluation: Sendable {
                 // Named only for an error: finding a row's line walks the file (as eval wrist's truth).
                 let line = { "\(truthCSV.source): line \(truthCSV.lineNumber(ofRow: row))" }
                 guard !video.isEmpty else { throw InputError(.badOption, "\(line()): no video name") }
-                guard (20...300).contains(rates[row]) else {
-                    throw InputError(.notANumber, String(format: "%@: a heart rate of %g bpm is no truth (20-300 bpm)", line(), rates[row]))
-                }
+                try checkTruthHeartRate(rates[row], at: line())
                 let regionFiles = filesByVideo[video] ?? []
                 guard !regionFiles.isEmpty else {
                     throw InputError(.fileNotFound, "\(line()): no video \(video).EXT or \(video)_REGION.EXT in \(folder)")

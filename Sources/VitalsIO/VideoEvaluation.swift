@@ -69,10 +69,7 @@ public struct VideoEvaluation: Sendable {
             guard let truth = (doc["hr_bpm"] as? NSNumber)?.doubleValue, truth.isFinite, truth > 0 else {
                 throw InputError(.missingColumn, "\(truthURL.path): no heart rate 'hr_bpm' (bpm)")
             }
-            // As eval fingertip, skin and wrist: 1e308 or 0.001 would be scored as a truth.
-            guard (20...300).contains(truth) else {
-                throw InputError(.notANumber, String(format: "%@: a heart rate of %g bpm is no truth (20-300 bpm)", truthURL.path, truth))
-            }
+            try checkTruthHeartRate(truth, at: truthURL.path)
             var result = Result(name: name, truthBPM: truth, seconds: 0)
             let start = DispatchTime.now().uptimeNanoseconds
             do {

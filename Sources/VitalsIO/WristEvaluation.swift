@@ -88,9 +88,7 @@ public struct WristEvaluation: Sendable {
             guard abs(end - start - length) <= 0.05 else {
                 throw InputError(.badOption, String(format: "%@: a truth window of %g s; the tracker's windows are %g s", line(), end - start, length))
             }
-            guard (20...300).contains(bpm) else {
-                throw InputError(.notANumber, String(format: "%@: a heart rate of %g bpm is no truth (20-300 bpm)", line(), bpm))
-            }
+            try checkTruthHeartRate(bpm, at: line())
             truth.append((start, bpm))
         }
         // The stated rate is for files without times; a time column gives its own.

@@ -40,16 +40,20 @@ struct Bench: ParsableCommand {
         // only after every other benchmark had run (their figures lost), or not at all when --filter
         // left face-detect out.
         let classifier = try cascade.map { try Faces.loadCascade($0).0 }
-        // As for one that cannot be read: a cascade that finds no face is refused before the rest runs.
-        if let classifier, Self.runsFaceBenchmarks(filter),
-           !FaceBenchmarks.findsAFace(astronaut: try Self.astronaut(), cascade: classifier) {
+        // The face benchmark's frame and cascade (--cascade's or the bundled one), read once; as for
+        // one that cannot be read, a cascade that finds no face is refused before the rest runs.
+        let face = try Self.runsFaceBenchmarks(filter)
+            ? (astronaut: Self.astronaut(), cascade: classifier ?? Faces.loadCascade(nil).0) : nil
+        if let face, classifier != nil, !FaceBenchmarks.findsAFace(astronaut: face.astronaut, cascade: face.cascade) {
             throw CLIError(FaceBenchmarks.noFace.message)
         }
         let results = try PulseBenchmarks.run(filter: filter, rounds: min(rounds, 5))
             + FrameBenchmarks.run(filter: filter, rounds: rounds)
             + StepBenchmarks.run(filter: filter, rounds: rounds)
             + MotionBenchmarks.run(filter: filter, rounds: rounds)
-            + faceBenchmarks(cascade: classifier)
+            + CLIError.wrap {
+                try face.map { try FaceBenchmarks.run(filter: filter, rounds: rounds, astronaut: $0.astronaut, cascade: $0.cascade) } ?? []
+            }
             + HistoryBenchmarks.run(filter: filter, rounds: min(rounds, 3))
         if json {
             struct Document: Encodable { var benchmarks: [BenchmarkResult] }
@@ -58,15 +62,6 @@ struct Bench: ParsableCommand {
             print(String(decoding: try encoder.encode(Document(benchmarks: results)), as: UTF8.self))
         } else {
             for r in results { print(r.tableLine) }
-        }
-    }
-
-    /// The face benchmark on the bundled astronaut image, with `cascade` (--cascade's) or the bundled cascade.
-    func faceBenchmarks(cascade: CascadeClassifier?) throws -> [BenchmarkResult] {
-        guard Self.runsFaceBenchmarks(filter) else { return [] }
-        let classifier = try cascade ?? Faces.loadCascade(nil).0
-        return try CLIError.wrap {
-            try FaceBenchmarks.run(filter: filter, rounds: rounds, astronaut: try Self.astronaut(), cascade: classifier)
         }
     }
 
