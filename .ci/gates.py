@@ -42,7 +42,8 @@ GATES = [
     ("MTHS subjects within 5 bpm (fraction)", ["eval", "fingertip", f"{DATA}/fingertip-mths"], ["overall", "subjects_within_5_fraction"], "min", 0.9, 0.9),
     ("MTHS half/double windows", ["eval", "fingertip", f"{DATA}/fingertip-mths"], ["overall", "half_double_fraction"], "max", 0.025, 0.02),
     ("a103l beat sensitivity", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "sensitivity"], "min", 0.95, 0.97),
-    ("a103l beat PPV", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "ppv"], "min", 0.96, 0.97),
+    # 0.96 until 2026-11-25 (96.9 %); the beat band's spike limiter and the lower reward cap: 97.3 %.
+    ("a103l beat PPV", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "ppv"], "min", 0.97, 0.97),
     ("a103l IBI median error (ms)", ["eval", "beats", f"{DATA}/ppg-ecg"], ["recordings", "name=a103l", "ibi_median_error_ms"], "max", 5.0, 5.0),
     # Every pair of consecutive matched beats (the issue's definition; 4.8 / 12.3 ms). Before
     # 2026-11-23 the figure left out the intervals HRV rejects (4.2 / 9.9 ms, still printed apart as
@@ -60,18 +61,14 @@ GATES = [
     # The latency figure means something only if the beats are seen: our own bar (not the issue's) is
     # >= 95 % seen and <= 5 % spurious at every rate. A 40-bpm recording has 30 beats, and a motion
     # spike on one costs 3 %, so the share seen is also pooled per rate over five recording sets
-    # (seeds 0-4). Set 0's own floor went from 0.93 to 0.90 on 2026-11-23: its 40-bpm recording now
-    # sees 27 of 30 (28 before the rate was read at the spectral peak). All three misses are motion
-    # spikes: twice the spike's recovery was shown instead of the beat, once the spike itself still
-    # ended the best sequence when the beat's upstroke came.
-    ("simulated min fraction of beats seen live", ["eval", "simulated"], ["overall", "min_beats_seen_fraction"], "min", 0.90, 0.95),
-    ("simulated min fraction of beats seen live, 5 sets pooled", ["eval", "simulated", "--sets", "5"], ["overall", "min_pooled_beats_seen_fraction"], "min", 0.96, 0.95),
-    # Floor 0.05 until 2026-11-23, when beats came to be timed on the channel with the best upstroke
-    # over noise: set 0's 40-bpm recording then showed 2 spurious of 30 (6.7 %), both 0.4 s after a
-    # motion spike, while over 60 sets spurious live beats fell from 470 to 161 (recordings over 5 %:
-    # 15 -> 10; with the same change a live beat is no longer shown twice across a change of
-    # channel).
-    ("simulated max fraction of spurious live beats", ["eval", "simulated"], ["overall", "max_spurious_beats_fraction"], "max", 0.07, 0.05),
+    # (seeds 0-4). Set 0's floors were 0.90 seen and 0.07 spurious from 2026-11-23 (its 40-bpm
+    # recording saw 27 of 30 and showed 2 false beats, all at motion spikes) until 2026-11-25, when
+    # the beat band's spike limiter and the beat tracker's lower reward cap brought it to 29 of 30
+    # and 1 (set 0: 96.2 % seen at worst, 3.3 % spurious; pooled 97.6 % and 0.7 %), so the floors
+    # are the bar itself.
+    ("simulated min fraction of beats seen live", ["eval", "simulated"], ["overall", "min_beats_seen_fraction"], "min", 0.95, 0.95),
+    ("simulated min fraction of beats seen live, 5 sets pooled", ["eval", "simulated", "--sets", "5"], ["overall", "min_pooled_beats_seen_fraction"], "min", 0.97, 0.95),
+    ("simulated max fraction of spurious live beats", ["eval", "simulated"], ["overall", "max_spurious_beats_fraction"], "max", 0.05, 0.05),
     ("simulated max fraction of spurious live beats, 5 sets pooled", ["eval", "simulated", "--sets", "5"], ["overall", "max_pooled_spurious_beats_fraction"], "max", 0.05, 0.05),
     # The same simulator on four more recording sets (seeds 1-4) than the one above: the gates that
     # hold on seed 0 do not all hold there (RMSSD is 5.2 % high and 6.7 % low at two of 85 rates). The first-rate floors
