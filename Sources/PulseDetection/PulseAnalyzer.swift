@@ -70,8 +70,8 @@ public struct PulseAnalyzer: Sendable {
         /// tall does not, and through the band-pass it rings for a second, its recovery an upstroke
         /// steeper than the next beat's: on the simulated finger at 40-50 bpm, each cost one to three
         /// live beats or put one 0.1-0.2 s early. Seeds 5-14 (170 recordings, not those the value was
-        /// chosen on) missed 165 live beats instead of 218 and showed 13 false ones instead of 28 (with
-        /// ``BeatTracker/Settings/maximumReward`` at 1.3); a103l's beats were unchanged. The rate
+        /// chosen on) missed 166 live beats instead of 218 and showed 14 false ones instead of 28 (with
+        /// ``BeatTracker/Settings/maximumReward`` at 1.3); a103l found the same beats, and 3 fewer false ones. The rate
         /// tracker's band takes the channel as it is.
         public var excursionLimit: Double = 5
         /// The channel beats are taken from changes only to one whose timing quality (upstroke slope
@@ -257,6 +257,7 @@ public struct PulseAnalyzer: Sendable {
         // window is no signal to analyse, and an unbounded one never ends.
         precondition(s.maximumGap >= 0 && s.maximumGap <= s.windowSeconds,
                      "PulseAnalyzer: maximumGap must be a number of seconds from 0 to the window, \(s.windowSeconds) s (got \(s.maximumGap))")
+        precondition(s.excursionLimit > 0, "PulseAnalyzer: excursionLimit must be > 0 (.infinity turns it off; got \(s.excursionLimit))")
     }
 
     private mutating func configure(color: Bool) {
