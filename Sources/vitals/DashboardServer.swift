@@ -32,9 +32,15 @@ struct DashboardServer {
             }
         }
         let streamHeaders: HTTPHeaders = [.contentType: "text/event-stream", HTTPHeader("Cache-Control"): "no-cache"]
-        routes.appendRoute(HTTPRoute(method: .GET, path: DashboardPage.eventsPath)) { _ in
-            HTTPResponse(statusCode: .ok, headers: streamHeaders,
-                         body: HTTPBodySequence(from: EventStreamBody(frames: await hub.subscribe())))
+        routes.appendRoute(HTTPRoute(method: .GET, path: DashboardPage.eventsPath)) { request in
+            // The stream has no length, so it goes out chunked, which an HTTP/1.0 client cannot read
+            // (RFC 9112 §7.1: never sent to one); it got the chunk sizes among its events.
+            guard request.version == .http11 else {
+                return HTTPResponse(statusCode: .httpVersionNotSupported, headers: [.contentType: "text/plain; charset=utf-8"],
+                                    body: Data("the event stream needs HTTP/1.1 (it is sent in chunks); this request was \(request.version.rawValue)\n".utf8))
+            }
+            return HTTPResponse(statusCode: .ok, headers: streamHeaders,
+                                body: HTTPBodySequence(from: EventStreamBody(frames: await hub.subscribe())))
         }
         // HEAD gets the stream's head, as GET does, without joining the viewers (its body is never
         // read); it was 404, as if there were no stream.

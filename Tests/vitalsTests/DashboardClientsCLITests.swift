@@ -237,6 +237,23 @@ struct DashboardClientsCLITests {
         #expect(dashboard.terminate(within: 5) == 0)
     }
 
+    /// An HTTP/1.0 client asking for the event stream gets one clear refusal (505) instead of a
+    /// chunked stream it cannot read; the page itself is served to it as before.
+    @Test func anHTTP10ClientIsToldTheStreamNeedsHTTP11() throws {
+        let dashboard = try RunningDashboard()
+        let client = try #require(RawClient(port: dashboard.port))
+        client.send("GET /events HTTP/1.0\r\n\r\n")
+        var answer = try #require(client.receive())
+        if answer.hasSuffix("\r\n\r\n") { answer += client.receive(timeout: 2) ?? "" }  // the body came apart from the head
+        #expect(answer.hasPrefix("HTTP/1.1 505 HTTP Version Not Supported\r\n"), "\(answer)")
+        #expect(answer.hasSuffix("the event stream needs HTTP/1.1 (it is sent in chunks); this request was HTTP/1.0\n"), "\(answer)")
+        #expect(!answer.contains("Transfer-Encoding"), "\(answer)")
+        let page = try #require(RawClient(port: dashboard.port))
+        page.send("GET / HTTP/1.0\r\n\r\n")
+        #expect(page.receive()?.hasPrefix("HTTP/1.1 200 OK\r\n") == true)
+        #expect(dashboard.terminate(within: 5) == 0)
+    }
+
     /// With 64 files (`ulimit -n 64`) and 100 clients connecting, connections past the limit are
     /// refused (503) while a viewer's stream goes on, and once the clients leave the page is served
     /// again. FlyingFox's accept loop failed with EMFILE and the program ended (status 1).
