@@ -56,99 +56,105 @@ public enum PulseBenchmarks {
     /// in CPU time of the calling thread (as the step benchmarks: on a shared machine, wall time
     /// also counts the time other processes hold the core).
     public static func run(filter: String? = nil, rounds: Int = 3) -> [BenchmarkResult] {
-        var results: [BenchmarkResult] = []
-        func wanted(_ name: String) -> Bool {
-            precondition(names.contains(name), "\(name) missing from PulseBenchmarks.names")
-            return filter.map { name.contains($0) } ?? true
+        let benchmarks: [(name: String, run: (Int) -> BenchmarkResult)] = [
+            ("ppg-batch-1h-100hz", ppgBatch),
+            ("ppg-stream-24h-100hz", { _ in ppgStreamDay() }),
+            ("pulse-stream-per-frame-30fps", pulseStreamPerFrame),
+            ("wrist-batch-1h-125hz", wristBatch),
+        ]
+        precondition(benchmarks.map(\.name) == names, "PulseBenchmarks.names must list the benchmarks run, in order")
+        return benchmarks.filter { b in filter.map { b.name.contains($0) } ?? true }.map { $0.run(rounds) }
+    }
+
+    /// The least thread CPU time (ns) of `rounds` runs of `body` (each checks its own result).
+    private static func fastest(rounds: Int, _ body: () -> Void) -> Double {
+        var best = Double.infinity
+        for _ in 0..<rounds {
+            let start = StepBenchmarks.threadCPUNanoseconds()
+            body()
+            best = min(best, StepBenchmarks.threadCPUNanoseconds() - start)
         }
-        if wanted("ppg-batch-1h-100hz") {
-            let inputs = syntheticPPG(seconds: 3600, rate: 100)
-            var best = Double.infinity
-            for _ in 0..<rounds {
-                let start = StepBenchmarks.threadCPUNanoseconds()
-                let analysis = PulseAnalysis.run(inputs, sampleRate: 100)
-                let elapsed = StepBenchmarks.threadCPUNanoseconds() - start
-                precondition(analysis.heartRate != nil, "benchmark signal must give a rate")
-                best = min(best, elapsed)
-            }
-            var r = BenchmarkResult(name: "ppg-batch-1h-100hz", nsPerOp: best / Double(inputs.count))
-            r.samplesPerSecond = Double(inputs.count) / (best / 1e9)
-            results.append(r)
+        return best
+    }
+
+    /// A result timed per sample, with its samples per second.
+    private static func perSample(_ name: String, nanoseconds: Double, samples: Double) -> BenchmarkResult {
+        var r = BenchmarkResult(name: name, nsPerOp: nanoseconds / samples)
+        r.samplesPerSecond = samples / (nanoseconds / 1e9)
+        return r
+    }
+
+    private static func ppgBatch(rounds: Int) -> BenchmarkResult {
+        let inputs = syntheticPPG(seconds: 3600, rate: 100)
+        let best = fastest(rounds: rounds) {
+            let analysis = PulseAnalysis.run(inputs, sampleRate: 100)
+            precondition(analysis.heartRate != nil, "benchmark signal must give a rate")
         }
-        if wanted("ppg-stream-24h-100hz") {
-            // A day of PPG at 100 Hz streamed through the live pipeline, one second at a time, the
-            // events counted and dropped (a monitor's use): the pipeline must hold no per-sample
-            // history, so resident memory after 24 h is what it was after the first hour.
-            let rate = 100.0
-            var generator = SyntheticPPG(rate: rate)
-            var analyzer = PulseAnalyzer(sampleRate: rate)
-            var chunk: [PulseInput] = []
-            chunk.reserveCapacity(Int(rate))
-            var rates = 0, beats = 0
-            var afterFirstHour: Double?
-            var cpu = 0.0
-            for second in 0..<(24 * 3600) {
-                chunk.removeAll(keepingCapacity: true)
-                for _ in 0..<Int(rate) { chunk.append(generator.next()) }
-                let start = StepBenchmarks.threadCPUNanoseconds()
-                analyzer.process(contentsOf: chunk) { event in
-                    switch event {
-                    case .rate: rates += 1
-                    case .confirmedBeat: beats += 1
-                    default: break
-                    }
+        return perSample("ppg-batch-1h-100hz", nanoseconds: best, samples: Double(inputs.count))
+    }
+
+    /// A day of PPG at 100 Hz streamed through the live pipeline, one second at a time, the events
+    /// counted and dropped (a monitor's use): the pipeline must hold no per-sample history, so
+    /// resident memory after 24 h is what it was after the first hour. Runs once.
+    private static func ppgStreamDay() -> BenchmarkResult {
+        let rate = 100.0
+        var generator = SyntheticPPG(rate: rate)
+        var analyzer = PulseAnalyzer(sampleRate: rate)
+        var chunk: [PulseInput] = []
+        chunk.reserveCapacity(Int(rate))
+        var rates = 0, beats = 0
+        var afterFirstHour: Double?
+        var cpu = 0.0
+        for second in 0..<(24 * 3600) {
+            chunk.removeAll(keepingCapacity: true)
+            for _ in 0..<Int(rate) { chunk.append(generator.next()) }
+            let start = StepBenchmarks.threadCPUNanoseconds()
+            analyzer.process(contentsOf: chunk) { event in
+                switch event {
+                case .rate: rates += 1
+                case .confirmedBeat: beats += 1
+                default: break
                 }
-                cpu += StepBenchmarks.threadCPUNanoseconds() - start
-                if second == 3599 { afterFirstHour = residentKiB() }
             }
-            precondition(rates > 80_000 && beats > 100_000, "benchmark signal must give rates and beats")
-            let samples = 24 * 3600 * rate
-            var r = BenchmarkResult(name: "ppg-stream-24h-100hz", nsPerOp: cpu / samples)
-            r.samplesPerSecond = samples / (cpu / 1e9)
-            if let a = afterFirstHour, let b = residentKiB() { r.residentGrowthKiB = b - a }
-            results.append(r)
+            cpu += StepBenchmarks.threadCPUNanoseconds() - start
+            if second == 3599 { afterFirstHour = residentKiB() }
         }
-        if wanted("pulse-stream-per-frame-30fps") {
-            // The live pipeline's cost per camera frame once the frame is reduced to its mean colour.
-            let n = 30 * 600
-            var inputs: [PulseInput] = []
-            inputs.reserveCapacity(n)
-            for case .ppg(let t, let v) in syntheticPPG(seconds: 600, rate: 30) {
-                inputs.append(.color(ColorSample(time: t, red: 240 - 4 * v, green: 40 - 3 * v, blue: 30 - 2 * v)))
-            }
-            var best = Double.infinity
-            for _ in 0..<rounds {
-                var analyzer = PulseAnalyzer(sampleRate: 30)
-                var events = 0
-                let start = StepBenchmarks.threadCPUNanoseconds()
-                for input in inputs { analyzer.process(input) { _ in events += 1 } }
-                let elapsed = StepBenchmarks.threadCPUNanoseconds() - start
-                precondition(events > 0)
-                best = min(best, elapsed)
-            }
-            results.append(BenchmarkResult(name: "pulse-stream-per-frame-30fps", nsPerOp: best / Double(n)))
+        precondition(rates > 80_000 && beats > 100_000, "benchmark signal must give rates and beats")
+        var r = perSample("ppg-stream-24h-100hz", nanoseconds: cpu, samples: 24 * 3600 * rate)
+        if let a = afterFirstHour, let b = residentKiB() { r.residentGrowthKiB = b - a }
+        return r
+    }
+
+    /// The live pipeline's cost per camera frame once the frame is reduced to its mean colour.
+    private static func pulseStreamPerFrame(rounds: Int) -> BenchmarkResult {
+        let n = 30 * 600
+        var inputs: [PulseInput] = []
+        inputs.reserveCapacity(n)
+        for case .ppg(let t, let v) in syntheticPPG(seconds: 600, rate: 30) {
+            inputs.append(.color(ColorSample(time: t, red: 240 - 4 * v, green: 40 - 3 * v, blue: 30 - 2 * v)))
         }
-        if wanted("wrist-batch-1h-125hz") {
-            // An hour of a running wrist at 125 Hz, two PPG channels and the accelerometer, through
-            // WristRateTracker (a sample is all five values).
-            let rate = 125.0, n = Int(3600 * rate)
-            let times = (0..<n).map { Double($0) / rate }
-            let swing = times.map { sin(2 * Double.pi * 1.3 * $0) }
-            let pulse = times.map { sin(2 * Double.pi * (2 + 0.3 * sin(2 * Double.pi * $0 / 600)) * $0) }
-            let ppg = [zip(pulse, swing).map { $0 + 3 * $1 }, zip(pulse, swing).map { 0.8 * $0 + 2 * $1 }]
-            let acceleration = swing.map { SIMD3($0, 0.5 * $0, 1 + 0.2 * $0) }
-            var best = Double.infinity
-            for _ in 0..<rounds {
-                let start = StepBenchmarks.threadCPUNanoseconds()
-                let estimates = try! WristRateTracker.run(times: times, ppg: ppg, acceleration: acceleration, sampleRate: rate)
-                let elapsed = StepBenchmarks.threadCPUNanoseconds() - start
-                precondition(estimates.count > 1700, "benchmark signal must give an estimate every 2 s")
-                best = min(best, elapsed)
-            }
-            var r = BenchmarkResult(name: "wrist-batch-1h-125hz", nsPerOp: best / Double(n))
-            r.samplesPerSecond = Double(n) / (best / 1e9)
-            results.append(r)
+        let best = fastest(rounds: rounds) {
+            var analyzer = PulseAnalyzer(sampleRate: 30)
+            var events = 0
+            for input in inputs { analyzer.process(input) { _ in events += 1 } }
+            precondition(events > 0)
         }
-        return results
+        return BenchmarkResult(name: "pulse-stream-per-frame-30fps", nsPerOp: best / Double(n))
+    }
+
+    /// An hour of a running wrist at 125 Hz, two PPG channels and the accelerometer, through
+    /// WristRateTracker (a sample is all five values).
+    private static func wristBatch(rounds: Int) -> BenchmarkResult {
+        let rate = 125.0, n = Int(3600 * rate)
+        let times = (0..<n).map { Double($0) / rate }
+        let swing = times.map { sin(2 * Double.pi * 1.3 * $0) }
+        let pulse = times.map { sin(2 * Double.pi * (2 + 0.3 * sin(2 * Double.pi * $0 / 600)) * $0) }
+        let ppg = [zip(pulse, swing).map { $0 + 3 * $1 }, zip(pulse, swing).map { 0.8 * $0 + 2 * $1 }]
+        let acceleration = swing.map { SIMD3($0, 0.5 * $0, 1 + 0.2 * $0) }
+        let best = fastest(rounds: rounds) {
+            let estimates = try! WristRateTracker.run(times: times, ppg: ppg, acceleration: acceleration, sampleRate: rate)
+            precondition(estimates.count > 1700, "benchmark signal must give an estimate every 2 s")
+        }
+        return perSample("wrist-batch-1h-125hz", nanoseconds: best, samples: Double(n))
     }
 }
