@@ -71,8 +71,8 @@ public struct PulseAnalyzer: Sendable {
         /// steeper than the next beat's: on the simulated finger at 40-50 bpm, each cost one to three
         /// live beats or put one 0.1-0.2 s early. Seeds 5-14 (170 recordings, not those the value was
         /// chosen on) missed 166 live beats instead of 218 and showed 14 false ones instead of 28 (with
-        /// ``BeatTracker/Settings/maximumReward`` at 1.3); a103l found the same beats, and 3 fewer false ones. The rate
-        /// tracker's band takes the channel as it is.
+        /// ``BeatTracker/Settings/maximumReward`` at 1.3); a103l found the same beats, and 3 fewer
+        /// false ones. The rate tracker's band takes the channel as it is.
         public var excursionLimit: Double = 5
         /// The channel beats are taken from changes only to one whose timing quality (upstroke slope
         /// over sample-to-sample noise) is this many times the current one's.
