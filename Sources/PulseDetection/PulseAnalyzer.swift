@@ -64,7 +64,7 @@ public struct PulseAnalyzer: Sendable {
         public var liveBeatDelayFraction: Double = 0.14
         public var maximumLiveBeatDelay: Double = 0.18
         /// Before the beat band-pass, each channel's excursions from its running level are limited to
-        /// this many times its running mean absolute deviation (``ExcursionLimiter``, level over 2 s,
+        /// this many times its running mean absolute deviation (`ExcursionLimiter`, level over 2 s,
         /// spread over 4 s, nothing limited in the first 3 s of a stretch); `.infinity` turns it off.
         /// A pulse stays well inside (its systolic peak is 2-3 of them); a motion spike four pulses
         /// tall does not, and through the band-pass it rings for a second, its recovery an upstroke

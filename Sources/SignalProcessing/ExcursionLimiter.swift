@@ -32,7 +32,8 @@ public struct ExcursionLimiter: Sendable, Equatable {
     ///   - limit: excursions are limited to this many mean absolute deviations (> 0; `.infinity`
     ///     limits nothing).
     ///   - sampleRate: samples per second (> 0).
-    ///   - levelSeconds, spreadSeconds: time constants of the running level and spread.
+    ///   - levelSeconds: time constant of the running level.
+    ///   - spreadSeconds: time constant of the running spread.
     ///   - warmUpSeconds: how long the start passes unchanged.
     /// - Precondition: every argument is positive, and all but `limit` finite.
     public init(limit: Double, sampleRate: Double, levelSeconds: Double = 2, spreadSeconds: Double = 4,
