@@ -56,20 +56,41 @@ public enum HeartRateReport {
             ("bpm", .num(hr?.bpm, digits: 2)),
             ("confidence", .num(hr?.confidence ?? Statistics.median(analysis.estimates.map(\.confidence)), digits: 3)),
         ])))
-        var windows: [JSON] = []
-        if let window {
-            let starts = windowStarts(duration: recording.coveredDuration, length: window.length, hop: window.hop)
-            for (s, w) in zip(starts, analysis.windows(starts: starts, length: window.length)) {
-                windows.append(.object([
-                    ("start_s", .num(s, digits: 3)), ("end_s", .num(s + window.length, digits: 3)),
-                    ("bpm", .num(w.bpm, digits: 2)), ("confidence", .num(w.confidence, digits: 3)),
-                ]))
-            }
+        fields.append(("windows", .array(window.map { windowsJSON(recording: recording, analysis: analysis, window: $0) } ?? [])))
+        fields.append(("beats", beatsJSON(analysis)))
+        // HRV is an answer like the rate: when the rate is declined (noise, no finger) the "beats"
+        // it would come from are not trusted either (white noise gave an HRV at 172 bpm). Within a
+        // recording that has a rate, the beats found while it was declined are left out of HRV.
+        fields.append(("hrv", hr == nil ? .null : hrv))
+        fields.append(("quality", qualityJSON(recording: recording, analysis: analysis)))
+        // Corrections made while reading (e.g. colour means taken as 0-1 fractions), as warned.
+        if !recording.notes.isEmpty { fields.append(("notes", .array(recording.notes.map { .string($0) }))) }
+        if let videoDecoding {
+            fields.append(("video_decoding", .object([
+                ("decoding_errors", .number(Double(videoDecoding.errors))),
+                ("damaged_frames", .number(Double(videoDecoding.damagedFrames))),
+                ("undecodable_packets", .number(Double(videoDecoding.undecodablePackets))),
+            ])))
         }
-        fields.append(("windows", .array(windows)))
-        // Made as they are written: a day's beats as a tree of values would take 100 MB.
+        return .object(fields)
+    }
+
+    /// `windows`: the rate in each window of `window.length` seconds every `window.hop`.
+    private static func windowsJSON(recording: PulseRecording, analysis: PulseAnalysis,
+                                    window: (length: Double, hop: Double)) -> [JSON] {
+        let starts = windowStarts(duration: recording.coveredDuration, length: window.length, hop: window.hop)
+        return zip(starts, analysis.windows(starts: starts, length: window.length)).map { s, w in
+            .object([
+                ("start_s", .num(s, digits: 3)), ("end_s", .num(s + window.length, digits: 3)),
+                ("bpm", .num(w.bpm, digits: 2)), ("confidence", .num(w.confidence, digits: 3)),
+            ])
+        }
+    }
+
+    /// `beats`, made as they are written: a day's beats as a tree of values would take 100 MB.
+    private static func beatsJSON(_ analysis: PulseAnalysis) -> JSON {
         let beats = analysis.beats
-        fields.append(("beats", .lazyArray(count: beats.count) { i in
+        return .lazyArray(count: beats.count) { i in
             let b = beats[i]
             return .object([
                 ("time_s", .num(b.time, digits: 4)),
@@ -83,15 +104,15 @@ public enum HeartRateReport {
                 ("rate_confidence", .num(b.rateConfidence, digits: 3)),
                 ("rate_declined", .bool(analysis.foundWhileDeclined(b))),
             ])
-        }))
-        // HRV is an answer like the rate: when the rate is declined (noise, no finger) the "beats"
-        // it would come from are not trusted either (white noise gave an HRV at 172 bpm). Within a
-        // recording that has a rate, the beats found while it was declined are left out of HRV.
-        fields.append(("hrv", hr == nil ? .null : hrv))
+        }
+    }
+
+    /// `quality`: how much of the recording was analysed and answered, and from which channels.
+    private static func qualityJSON(recording: PulseRecording, analysis: PulseAnalysis) -> JSON {
         let q = analysis.updates
         let reported = Double(analysis.rates.count) / Double(max(1, q.count))
         let analysed = analysis.analysedSeconds(end: recording.coveredDuration)
-        fields.append(("quality", .object([
+        return .object([
             ("windows_analysed", .number(Double(q.count))),
             ("fraction_confident", .num(reported, digits: 3)),
             ("median_index", .num(Statistics.median(q.map(\.index)), digits: 3)),
@@ -107,17 +128,7 @@ public enum HeartRateReport {
             ("analysed_fraction", .num(analysed / max(recording.coveredDuration, 1e-9), digits: 3)),
             ("answered_s", .num(analysis.analysedSeconds(end: recording.coveredDuration, answeredOnly: true), digits: 2)),
             ("flat_runs", .number(Double(analysis.rejections.flatRuns))),
-        ])))
-        // Corrections made while reading (e.g. colour means taken as 0-1 fractions), as warned.
-        if !recording.notes.isEmpty { fields.append(("notes", .array(recording.notes.map { .string($0) }))) }
-        if let videoDecoding {
-            fields.append(("video_decoding", .object([
-                ("decoding_errors", .number(Double(videoDecoding.errors))),
-                ("damaged_frames", .number(Double(videoDecoding.damagedFrames))),
-                ("undecodable_packets", .number(Double(videoDecoding.undecodablePackets))),
-            ])))
-        }
-        return .object(fields)
+        ])
     }
 
     static func mostCommon(_ xs: [String]) -> String? {
