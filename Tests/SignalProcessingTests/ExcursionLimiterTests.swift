@@ -99,4 +99,28 @@ import Testing
         #expect(!limited.isEmpty)
         #expect(limited.last! < 600 + 4 * 30)
     }
+
+    @Test("a step stays: once most recent samples were limited, the limiter starts afresh at the new level")
+    func aStepRestartsIt() {
+        var limiter = ExcursionLimiter(limit: 5, sampleRate: 30)
+        limiter.reset(level: 0)
+        let signal = sine(seconds: 10) + sine(seconds: 10).map { $0 + 1e6 }
+        var out = signal
+        limiter.process(&out)
+        // Limited for 0.46 s of the step (the share of limited samples, averaged over 0.5 s, passes
+        // 0.6 at the 14th), then the input itself (a warm-up, then a pulse well within the bound).
+        for i in 300..<313 { #expect(out[i] < 10) }
+        for i in 314..<600 { #expect(abs(out[i] - signal[i]) < 1e-6) }
+    }
+
+    @Test("a pulse coming after a flat start is limited for about half a second (0.53 s here), not for seconds")
+    func aPulseAfterAFlatStart() {
+        var limiter = ExcursionLimiter(limit: 5, sampleRate: 30)
+        limiter.reset(level: 5)
+        let signal = [Double](repeating: 5, count: 300) + sine(seconds: 10).map { 5 + $0 }
+        var out = signal
+        limiter.process(&out)
+        let limited = (300..<600).filter { abs(out[$0] - signal[$0]) > 1e-12 }
+        #expect(!limited.isEmpty && limited.last! < 300 + 18, "\(limited)")
+    }
 }
