@@ -63,11 +63,11 @@ GATES = [
     # spike on one costs 3 %, so the share seen is also pooled per rate over five recording sets
     # (seeds 0-4). Set 0's floors were 0.90 seen and 0.07 spurious from 2026-11-23 (its 40-bpm
     # recording saw 27 of 30 and showed 2 false beats, all at motion spikes) until 2026-11-25, when
-    # the beat band's spike limiter and the beat tracker's lower reward cap brought it to 29 of 30
-    # and 1 (set 0: 96.2 % seen at worst, 3.3 % spurious; pooled 97.6 % and 0.7 %), so the floors
-    # are the bar itself.
+    # the beat band's spike limiter, the beat tracker's lower reward cap and its live beats' check
+    # against the last beat shown brought it to 29 of 30 and 1 (set 0: 96.7 % seen at worst, 3.3 %
+    # spurious; pooled 98.7 % and 0.7 %), so the floors are the bar itself (pooled: 0.98).
     ("simulated min fraction of beats seen live", ["eval", "simulated"], ["overall", "min_beats_seen_fraction"], "min", 0.95, 0.95),
-    ("simulated min fraction of beats seen live, 5 sets pooled", ["eval", "simulated", "--sets", "5"], ["overall", "min_pooled_beats_seen_fraction"], "min", 0.97, 0.95),
+    ("simulated min fraction of beats seen live, 5 sets pooled", ["eval", "simulated", "--sets", "5"], ["overall", "min_pooled_beats_seen_fraction"], "min", 0.98, 0.95),
     ("simulated max fraction of spurious live beats", ["eval", "simulated"], ["overall", "max_spurious_beats_fraction"], "max", 0.05, 0.05),
     ("simulated max fraction of spurious live beats, 5 sets pooled", ["eval", "simulated", "--sets", "5"], ["overall", "max_pooled_spurious_beats_fraction"], "max", 0.05, 0.05),
     # The same simulator on four more recording sets (seeds 1-4) than the one above: the gates that
