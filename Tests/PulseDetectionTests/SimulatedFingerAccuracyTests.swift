@@ -94,16 +94,22 @@ import Foundation
         return (wrong, late)
     }
 
-    /// A clean simulated PPG at `bpm` (seed 7, 30 Hz) with a motion spike (4 pulse amplitudes, 0.3 s,
-    /// raised cosine) starting at each of `spikes` (seconds).
-    static func spikedPPG(bpm: Double, seconds: Double, spikes: [Double], sign: Double = 1) -> [PulseInput] {
+    /// The simulator's settings for a clean PPG at `bpm` (30 Hz, no motion spikes; jitter, drops,
+    /// drift and noise as by default).
+    static func cleanPPG(bpm: Double, seed: UInt64) -> SimulatedFinger.Settings {
         var s = SimulatedFinger.Settings()
         s.bpm = bpm
         s.frameRate = 30
-        s.seed = 7
+        s.seed = seed
         s.output = .ppg
         s.motionSpikesPerMinute = 0
-        var finger = SimulatedFinger(settings: s)
+        return s
+    }
+
+    /// A clean simulated PPG at `bpm` (seed 7, 30 Hz) with a motion spike (4 pulse amplitudes, 0.3 s,
+    /// raised cosine) starting at each of `spikes` (seconds).
+    static func spikedPPG(bpm: Double, seconds: Double, spikes: [Double], sign: Double = 1) -> [PulseInput] {
+        var finger = SimulatedFinger(settings: cleanPPG(bpm: bpm, seed: 7))
         return finger.inputs(duration: seconds).map { input -> PulseInput in
             guard case .ppg(let t, let v) = input else { return input }
             let spike = spikes.reduce(0.0) { sum, at in
@@ -158,13 +164,7 @@ import Foundation
     /// or, `sign` -1, downward) put at 15 places through one period of a clean 40-bpm PPG, summed
     /// over the places.
     static func missedAfterSpikes(_ settings: PulseAnalyzer.Settings, sign: Double = 1) -> Int {
-        var s = SimulatedFinger.Settings()
-        s.bpm = 40
-        s.frameRate = 30
-        s.seed = 7
-        s.output = .ppg
-        s.motionSpikesPerMinute = 0
-        let truth = SimulatedFinger.beats(settings: s, until: 30)
+        let truth = SimulatedFinger.beats(settings: FirstRateAfterASpikeTests.cleanPPG(bpm: 40, seed: 7), until: 30)
         var missed = 0
         for k in 0..<15 {
             let at = 15 + Double(k) * 0.1
@@ -203,12 +203,7 @@ import Foundation
     /// The true beats with onsets in 16-37 s of a clean 72-bpm PPG stepped by `step` at 15 s, and
     /// those of them found with `settings`.
     static func beatsAfterAStep(_ step: Double, settings: PulseAnalyzer.Settings) -> (found: Int, truth: Int) {
-        var s = SimulatedFinger.Settings()
-        s.bpm = 72
-        s.frameRate = 30
-        s.seed = 5
-        s.output = .ppg
-        s.motionSpikesPerMinute = 0
+        let s = FirstRateAfterASpikeTests.cleanPPG(bpm: 72, seed: 5)
         var finger = SimulatedFinger(settings: s)
         let inputs = finger.inputs(duration: 40).map { input -> PulseInput in
             guard case .ppg(let t, let v) = input, t >= 15 else { return input }
