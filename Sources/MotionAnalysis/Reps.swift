@@ -448,8 +448,8 @@ public struct RepCounter: Sendable {
         }
         let range = p95 - p5
         guard range > 0 else { return nil }
-        var choice: (cv: Double, count: Int)?
-        for sign in [1.0, -1.0] {
+        // Each side's extremes: how regularly they space (coefficient of variation) and how many.
+        let sides = [1.0, -1.0].map { sign -> (cv: Double, count: Int) in
             let y = x.map { sign * $0 }
             var peaks = Peaks.find(y, minDistance: max(1, Int(p.minimumDistance * period * sampleRate)),
                                    minProminence: p.minimumProminence * range).map(\.index)
@@ -462,15 +462,16 @@ public struct RepCounter: Sendable {
                 let m = Statistics.mean(d)
                 cv = m > 0 ? Statistics.standardDeviation(d) / m : .infinity
             }
-            // The side whose extremes space more regularly; when both are as regular (within
-            // `regularityTie`), the side with more of them: n reps away from a rest level give n
-            // extremes on one side and n - 1 between them on the other, and which sign the
-            // principal direction took must not decide (a mirrored movement counted one rep fewer).
-            let better = choice.map { cv < $0.cv - p.regularityTie
-                || (abs(cv - $0.cv) <= p.regularityTie && peaks.count > $0.count) } ?? true
-            if better { choice = (cv, peaks.count) }
+            return (cv, peaks.count)
         }
-        return choice?.count ?? 0
+        // The side whose extremes space more regularly; when both are as regular (within
+        // `regularityTie`), the side with more of them: n reps away from a rest level give n
+        // extremes on one side and n - 1 between them on the other, and which sign the
+        // principal direction took must not decide (a mirrored movement counted one rep fewer).
+        let (peaksSide, troughsSide) = (sides[0], sides[1])
+        let troughsBetter = troughsSide.cv < peaksSide.cv - p.regularityTie
+            || (abs(troughsSide.cv - peaksSide.cv) <= p.regularityTie && troughsSide.count > peaksSide.count)
+        return troughsBetter ? troughsSide.count : peaksSide.count
     }
 
     /// `low` is the 5th percentile of `y`.
