@@ -65,7 +65,8 @@ public struct PulseAnalyzer: Sendable {
         public var maximumLiveBeatDelay: Double = 0.18
         /// Before the beat band-pass, each channel's excursions from its running level are limited to
         /// this many times its running mean absolute deviation (`ExcursionLimiter`, level over 2 s,
-        /// spread over 4 s, nothing limited in the first 3 s of a stretch); `.infinity` turns it off.
+        /// spread over 4 s, nothing limited in the first 3 s of a stretch, and a fresh start when
+        /// most of the last half second was limited: a step, not a spike); `.infinity` turns it off.
         /// A pulse stays well inside (its systolic peak is 2-3 of them); a motion spike four pulses
         /// tall does not, and through the band-pass it rings for a second, its recovery an upstroke
         /// steeper than the next beat's: on the simulated finger at 40-50 bpm, each cost one to three
