@@ -71,26 +71,23 @@ public struct ExcursionLimiter: Sendable, Equatable {
     @inline(__always)
     public mutating func process(_ x: Double) -> Double {
         var d = x - level
-        if count >= warmUp {
+        if count < warmUp {
+            count += 1
+            spread += (abs(d) - spread) / Double(count)
+        } else {
             // A zero spread limits nothing (and an infinite limit over it, NaN, would not either).
             let bound = limit * spread
             let limited = abs(d) > bound && spread > 0
             limitedShare += shareSmoothing * ((limited ? 1 : 0) - limitedShare)
-            if limited {
-                if limitedShare > Self.restartShare {
-                    // A new level or scale, not a spike: this sample is the first of a fresh start.
-                    reset(level: x)
-                    d = 0
-                } else {
-                    d = d > 0 ? bound : -bound
-                }
+            if limited && limitedShare > Self.restartShare {
+                // A new level or scale, not a spike: this sample is the first of a fresh start (its
+                // warm-up's first sample, with no deviation from the level it sets).
+                reset(level: x)
+                count = 1
+                return x
             }
-        }
-        if count >= warmUp {
+            if limited { d = d > 0 ? bound : -bound }
             spread += spreadSmoothing * (abs(d) - spread)
-        } else {
-            count += 1
-            spread += (abs(d) - spread) / Double(count)
         }
         let y = level + d
         level += levelSmoothing * d
