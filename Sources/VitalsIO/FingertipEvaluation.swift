@@ -113,14 +113,11 @@ public struct FingertipEvaluation: Sendable {
         let analysis = try recording.analyse(settings: settings)
         let (windows, unscored) = scoredWindows(analysis: analysis, truth: truth, duration: recording.coveredDuration,
                                                 window: window, hop: hop, skipFirst: skipFirst)
-        let finite = truth[1].filter(\.isFinite)
+        let oximeter = Statistics.median(truth[1].filter(\.isFinite))
         var notes = oximeterNotes(truth: truth, recording: recording, noWindowScored: windows.isEmpty, unscored: unscored)
-        let whole = analysis.heartRate
-        if let note = disagreementNote(analysis: analysis, whole: whole, oximeter: Statistics.median(finite)) {
-            notes.append(note)
-        }
-        return Subject(name: name, windows: windows, wholeBPM: whole?.bpm,
-                       truthMedian: Statistics.median(finite), truthNotes: notes)
+        if let note = disagreementNote(analysis: analysis, oximeter: oximeter) { notes.append(note) }
+        return Subject(name: name, windows: windows, wholeBPM: analysis.heartRate?.bpm,
+                       truthMedian: oximeter, truthNotes: notes)
     }
 
     /// The windows from `skipFirst` with an oximeter value, answered by `analysis`, and how many had no value.
@@ -160,7 +157,8 @@ public struct FingertipEvaluation: Sendable {
     }
 
     /// A note when a clean pulse, or the spectrum and the beats agreeing, disagree with the oximeter's median.
-    private static func disagreementNote(analysis: PulseAnalysis, whole: RateEstimate?, oximeter: Double) -> String? {
+    private static func disagreementNote(analysis: PulseAnalysis, oximeter: Double) -> String? {
+        let whole = analysis.heartRate
         if let whole, whole.confidence >= 0.8, abs(whole.bpm - oximeter) > 10 {
             return String(format: "a clean pulse (confidence %.2f) at %.0f bpm disagrees with the oximeter's %.0f",
                           whole.confidence, whole.bpm, oximeter)
